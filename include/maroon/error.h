@@ -1,0 +1,29 @@
+// Exceptions for bad user input. Messages name the op and the shapes, MLX style:
+//   [reshape] cannot reshape (3,4) to (5,)
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace maroon {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Wrong shapes or arguments (Python maps it to ValueError).
+class ShapeError : public Error {
+ public:
+  using Error::Error;
+};
+// An op does not accept the dtype (Python maps it to TypeError).
+class DTypeError : public Error {
+ public:
+  using Error::Error;
+};
+// An index out of range (Python maps it to IndexError).
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace maroon

@@ -1,0 +1,7 @@
+// Maroon: a deterministic tensor engine. Every result is bit-identical on any machine.
+#pragma once
+#include "maroon/dtype.h"
+#include "maroon/error.h"
+#include "maroon/reduce.h"
+#include "maroon/round.h"
+#include "maroon/tensor.h"

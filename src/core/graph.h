@@ -1,0 +1,61 @@
+// The lazy graph: each node is one primitive applied to its sources. Nothing is computed until
+// realize(); a realized node holds a buffer and the view through which it reads that buffer.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/view.h"
+#include "maroon/dtype.h"
+#include "maroon/round.h"
+
+namespace maroon {
+
+// Raw little-endian elements, 8-byte aligned.
+struct Buffer {
+  DType dtype;
+  int64_t count;
+  std::vector<uint64_t> words;
+
+  Buffer(DType d, int64_t n) : dtype(d), count(n), words((n * itemsize(d) + 7) / 8) {}
+  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(words.data()); }
+  const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(words.data()); }
+  size_t nbytes() const { return static_cast<size_t>(count) * itemsize(dtype); }
+  // Element i's bits, zero-extended.
+  uint64_t load(int64_t i) const;
+  void store(int64_t i, uint64_t bits);
+};
+
+struct Arg {
+  std::vector<int64_t> ints;  // RESHAPE/EXPAND: shape; PERMUTE: order; FLIP, REDUCE: axes
+  Pairs pairs;                // PAD: (before, after); SHRINK: (begin, end)
+  DType dtype = DType::Bool;  // CAST, BITCAST: target dtype
+  ReduceOp reduce_op = ReduceOp::ADD;
+  uint64_t bits = 0;          // CONST: the value's bits in the node's dtype
+};
+
+struct Node {
+  Op op;
+  DType dtype;
+  Shape shape;
+  Round rnd;  // the rounding mode in force when the node was built
+  Arg arg;
+  std::vector<std::shared_ptr<Node>> src;
+
+  // Set by realize().
+  std::shared_ptr<Buffer> buffer;
+  ShapeTracker view;
+  bool realized = false;
+};
+
+using NodePtr = std::shared_ptr<Node>;
+
+NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg = {});
+
+// The unrealized nodes `root` depends on, sources before users (the schedule).
+std::vector<Node*> schedule(const NodePtr& root);
+// Realizes `root` and everything it needs, with the floating-point environment Maroon requires.
+void realize(const NodePtr& root);
+
+}  // namespace maroon

@@ -1,0 +1,54 @@
+// Views: movement ops never copy. A ShapeTracker maps an index of its shape to an element of the
+// underlying buffer (or to padding) through a stack of strided, masked views, as tinygrad's
+// ShapeTracker does. Most movement ops fold into the top view; a reshape that strides cannot
+// express pushes a new view that reads the one below as a row-major array.
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace maroon {
+
+using Shape = std::vector<int64_t>;
+using Pairs = std::vector<std::pair<int64_t, int64_t>>;
+
+int64_t numel(const Shape& s);
+Shape contiguous_strides(const Shape& s);
+
+struct View {
+  Shape shape;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+  Pairs mask;  // empty: every index valid; else valid range [lo, hi) per axis
+
+  static View contiguous(const Shape& s);
+  bool has_mask() const { return !mask.empty(); }
+};
+
+class ShapeTracker {
+ public:
+  static ShapeTracker contiguous(const Shape& s);
+  // Every index maps to element 0 (a broadcast scalar).
+  static ShapeTracker broadcast_scalar(const Shape& s);
+
+  const Shape& shape() const { return views_.back().shape; }
+  const std::vector<View>& views() const { return views_; }
+  // True when index i maps to buffer element i for every i.
+  bool is_contiguous() const;
+
+  // Arguments are assumed validated by the caller (the Tensor layer throws on bad input).
+  ShapeTracker reshape(const Shape& s) const;
+  ShapeTracker expand(const Shape& s) const;   // same rank; size-1 axes grow
+  ShapeTracker permute(const std::vector<int64_t>& order) const;
+  ShapeTracker pad(const Pairs& before_after) const;
+  ShapeTracker shrink(const Pairs& begin_end) const;
+  ShapeTracker flip(const std::vector<int64_t>& axes) const;
+
+  // The buffer element that index `idx` (one entry per axis of shape()) reads, or -1 for padding.
+  int64_t index(const int64_t* idx) const;
+
+ private:
+  std::vector<View> views_;  // views_[0] reads the buffer; views_.back() is the visible shape
+};
+
+}  // namespace maroon

@@ -1,0 +1,116 @@
+#include "ref/executor.h"
+
+#include <cassert>
+
+#include "ref/scalar.h"
+
+namespace maroon::ref {
+
+namespace {
+
+// Reads a realized node's elements by index; padding reads as zero bits.
+struct Reader {
+  const Node& node;
+  uint64_t at(const int64_t* idx) const {
+    int64_t i = node.view.index(idx);
+    return i < 0 ? 0 : node.buffer->load(i);
+  }
+};
+
+// Advances a row-major multi-index; false once it wraps around.
+bool next_index(std::vector<int64_t>& idx, const Shape& shape) {
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (++idx[d] < shape[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+void run_elementwise(Node& n) {
+  auto out = std::make_shared<Buffer>(n.dtype, numel(n.shape));
+  // The operand dtype: WHERE's condition is bool, its values carry the dtype.
+  DType in = n.op == Op::WHERE ? n.src[1]->dtype : n.src[0]->dtype;
+  std::vector<Reader> readers;
+  for (auto& s : n.src) readers.push_back(Reader{*s});
+  if (out->count > 0) {
+    std::vector<int64_t> idx(n.shape.size(), 0);
+    uint64_t operands[3];
+    int64_t i = 0;
+    do {
+      for (size_t k = 0; k < readers.size(); ++k) operands[k] = readers[k].at(idx.data());
+      out->store(i++, eval(n.op, in, n.dtype, n.rnd, operands));
+    } while (next_index(idx, n.shape));
+  }
+  n.buffer = out;
+  n.view = ShapeTracker::contiguous(n.shape);
+}
+
+// A left fold per output, over the reduced axes in row-major index order, from the identity.
+void run_reduce(Node& n) {
+  const Node& s = *n.src[0];
+  const ReduceOp rop = n.arg.reduce_op;
+  auto out = std::make_shared<Buffer>(n.dtype, numel(n.shape));
+  Shape inner(s.shape.size(), 1);  // the reduced sub-space
+  for (int64_t ax : n.arg.ints) inner[ax] = s.shape[ax];
+  Reader rd{s};
+  std::vector<int64_t> o(n.shape.size(), 0), r(s.shape.size(), 0), idx(s.shape.size(), 0);
+  int64_t i = 0;
+  if (out->count > 0) do {
+    uint64_t acc = reduce_identity(rop, n.dtype);
+    if (numel(inner) > 0) {
+      std::fill(r.begin(), r.end(), 0);
+      do {
+        for (size_t d = 0; d < idx.size(); ++d) idx[d] = o[d] + r[d];
+        acc = reduce_step(rop, n.dtype, n.rnd, acc, rd.at(idx.data()));
+      } while (next_index(r, inner));
+    }
+    out->store(i++, acc);
+  } while (next_index(o, n.shape));
+  n.buffer = out;
+  n.view = ShapeTracker::contiguous(n.shape);
+}
+
+void run_movement(Node& n) {
+  const Node& s = *n.src[0];
+  n.buffer = s.buffer;
+  switch (n.op) {
+    case Op::RESHAPE: n.view = s.view.reshape(n.arg.ints); break;
+    case Op::EXPAND: n.view = s.view.expand(n.arg.ints); break;
+    case Op::PERMUTE: n.view = s.view.permute(n.arg.ints); break;
+    case Op::PAD: n.view = s.view.pad(n.arg.pairs); break;
+    case Op::SHRINK: n.view = s.view.shrink(n.arg.pairs); break;
+    case Op::FLIP: n.view = s.view.flip(n.arg.ints); break;
+    default: assert(false);
+  }
+  assert(n.view.shape() == n.shape);
+}
+
+void run_const(Node& n) {
+  auto buf = std::make_shared<Buffer>(n.dtype, 1);
+  buf->store(0, n.arg.bits);
+  n.buffer = buf;
+  n.view = ShapeTracker::broadcast_scalar(n.shape);
+}
+
+}  // namespace
+
+void execute(Node& n) {
+  // No default: adding an op to ops.def without deciding how it runs fails to compile.
+  switch (n.op) {
+    case Op::EXP2: case Op::LOG2: case Op::SIN: case Op::SQRT: case Op::RECIPROCAL:
+    case Op::TRUNC: case Op::CAST: case Op::BITCAST:
+    case Op::ADD: case Op::MUL: case Op::MAX: case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ:
+    case Op::POW: case Op::AND: case Op::OR: case Op::XOR: case Op::SHL: case Op::SHR:
+    case Op::CDIV: case Op::CMOD: case Op::FLOORDIV: case Op::FLOORMOD:
+    case Op::WHERE: case Op::MULACC:
+      return run_elementwise(n);
+    case Op::REDUCE: return run_reduce(n);
+    case Op::RESHAPE: case Op::EXPAND: case Op::PERMUTE: case Op::PAD: case Op::SHRINK:
+    case Op::FLIP:
+      return run_movement(n);
+    case Op::CONST: return run_const(n);
+    case Op::BUFFER: assert(n.realized && "BUFFER nodes are created realized"); return;
+  }
+}
+
+}  // namespace maroon::ref
