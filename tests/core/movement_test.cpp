@@ -1,0 +1,232 @@
+// Movement ops against explicit index arithmetic: a naive model materializes every step with
+// loops over indices; the engine must read the same elements through its views, alone and in
+// random compositions, without copying the buffer.
+#include <gtest/gtest.h>
+
+#include "util.h"
+
+namespace maroon::test {
+namespace {
+
+// A dense row-major array of element bits: the model.
+struct Dense {
+  Shape shape;
+  std::vector<uint64_t> v;
+
+  int64_t at(const std::vector<int64_t>& idx) const {
+    int64_t lin = 0;
+    for (size_t i = 0; i < shape.size(); ++i) lin = lin * shape[i] + idx[i];
+    return lin;
+  }
+  template <class F>
+  static Dense make(const Shape& s, F value_of_index) {
+    Dense d{s, {}};
+    std::vector<int64_t> idx(s.size(), 0);
+    int64_t n = numel(s);
+    for (int64_t k = 0; k < n; ++k) {
+      d.v.push_back(value_of_index(idx));
+      for (size_t i = s.size(); i-- > 0;) {
+        if (++idx[i] < s[i]) break;
+        idx[i] = 0;
+      }
+    }
+    return d;
+  }
+};
+
+Dense m_reshape(const Dense& x, const Shape& s) { return Dense{s, x.v}; }
+Dense m_permute(const Dense& x, const std::vector<int64_t>& p) {
+  Shape s;
+  for (int64_t a : p) s.push_back(x.shape[a]);
+  return Dense::make(s, [&](const std::vector<int64_t>& idx) {
+    std::vector<int64_t> src(idx.size());
+    for (size_t i = 0; i < p.size(); ++i) src[p[i]] = idx[i];
+    return x.v[x.at(src)];
+  });
+}
+Dense m_expand(const Dense& x, const Shape& s) {
+  return Dense::make(s, [&](const std::vector<int64_t>& idx) {
+    std::vector<int64_t> src(idx);
+    for (size_t i = 0; i < s.size(); ++i) if (x.shape[i] == 1) src[i] = 0;
+    return x.v[x.at(src)];
+  });
+}
+Dense m_pad(const Dense& x, const Pairs& p) {
+  Shape s = x.shape;
+  for (size_t i = 0; i < s.size(); ++i) s[i] += p[i].first + p[i].second;
+  return Dense::make(s, [&](const std::vector<int64_t>& idx) -> uint64_t {
+    std::vector<int64_t> src(idx.size());
+    for (size_t i = 0; i < idx.size(); ++i) {
+      src[i] = idx[i] - p[i].first;
+      if (src[i] < 0 || src[i] >= x.shape[i]) return 0;
+    }
+    return x.v[x.at(src)];
+  });
+}
+Dense m_shrink(const Dense& x, const Pairs& p) {
+  Shape s;
+  for (auto [b, e] : p) s.push_back(e - b);
+  return Dense::make(s, [&](const std::vector<int64_t>& idx) {
+    std::vector<int64_t> src(idx.size());
+    for (size_t i = 0; i < idx.size(); ++i) src[i] = idx[i] + p[i].first;
+    return x.v[x.at(src)];
+  });
+}
+Dense m_flip(const Dense& x, const std::vector<int64_t>& axes) {
+  return Dense::make(x.shape, [&](const std::vector<int64_t>& idx) {
+    std::vector<int64_t> src(idx);
+    for (int64_t a : axes) src[a] = x.shape[a] - 1 - idx[a];
+    return x.v[x.at(src)];
+  });
+}
+
+// One random movement op applied to both the model and the tensor.
+void random_step(std::mt19937_64& rng, Op op, Dense& m, Tensor& t) {
+  const Shape& s = m.shape;
+  const size_t n = s.size();
+  auto rnd = [&](int64_t k) { return k <= 0 ? int64_t{0} : static_cast<int64_t>(rng() % k); };
+  switch (op) {
+    case Op::RESHAPE: {  // split or merge axes, or flatten
+      Shape ns;
+      int64_t total = numel(s);
+      if (rng() % 3 == 0 || n == 0) ns = {total};
+      else if (rng() % 2 && n >= 2) {  // merge two neighbours
+        size_t i = rnd(n - 1);
+        for (size_t k = 0; k < n; ++k) {
+          if (k == i) { ns.push_back(s[k] * s[k + 1]); ++k; }
+          else ns.push_back(s[k]);
+        }
+      } else {  // split an axis into (1, d) or (d, 1) or a factorization
+        ns = s;
+        size_t i = rnd(n);
+        int64_t d = s[i];
+        int64_t f = 1;
+        for (int64_t c = 2; c <= d; ++c) if (d % c == 0) { f = c; break; }
+        ns[i] = d / f;
+        ns.insert(ns.begin() + i + 1, f);
+      }
+      m = m_reshape(m, ns);
+      t = t.reshape(ns);
+      break;
+    }
+    case Op::PERMUTE: {
+      std::vector<int64_t> p(n);
+      for (size_t i = 0; i < n; ++i) p[i] = static_cast<int64_t>(i);
+      std::shuffle(p.begin(), p.end(), rng);
+      m = m_permute(m, p);
+      t = t.permute(p);
+      break;
+    }
+    case Op::EXPAND: {  // make an axis 1 first if none is, then grow the size-1 axes
+      Shape ns = s;
+      bool any = false;
+      for (size_t i = 0; i < n; ++i) if (s[i] == 1) { ns[i] = 1 + rnd(3); any = true; }
+      if (!any) {
+        Shape r = s;
+        r.insert(r.begin() + rnd(n + 1), 1);
+        m = m_reshape(m, r);
+        t = t.reshape(r);
+        ns = r;
+        for (auto& d : ns) if (d == 1) d = 2;
+      }
+      m = m_expand(m, ns);
+      t = t.expand(ns);
+      break;
+    }
+    case Op::PAD: {
+      Pairs p(n);
+      for (auto& q : p) q = {rnd(3), rnd(3)};
+      m = m_pad(m, p);
+      t = t.pad(p);
+      break;
+    }
+    case Op::SHRINK: {
+      Pairs p(n);
+      for (size_t i = 0; i < n; ++i) {
+        int64_t b = rnd(s[i] + 1);
+        p[i] = {b, b + rnd(s[i] - b + 1)};
+      }
+      m = m_shrink(m, p);
+      t = t.shrink(p);
+      break;
+    }
+    case Op::FLIP: {
+      std::vector<int64_t> axes;
+      for (size_t i = 0; i < n; ++i) if (rng() % 2) axes.push_back(static_cast<int64_t>(i));
+      m = m_flip(m, axes);
+      t = t.flip(axes);
+      break;
+    }
+    default: FAIL() << "no movement model for " << op_name(op);
+  }
+}
+
+std::vector<Op> movement_ops() {
+  std::vector<Op> ops;
+  for (const OpInfo& o : all_ops()) if (o.kind == OpKind::Movement) ops.push_back(o.op);
+  return ops;
+}
+
+TEST(Movement, EveryMovementOpAloneInEveryDtype) {
+  std::mt19937_64 rng(11);
+  for (DType d : kConcreteDTypes) {
+    Gen g(static_cast<uint64_t>(d));
+    for (Op op : movement_ops()) {
+      for (int trial = 0; trial < 20; ++trial) {
+        Shape s;
+        for (int64_t r = 1 + rng() % 3, i = 0; i < r; ++i) s.push_back(1 + rng() % 4);
+        Dense m = Dense::make(s, [&](const std::vector<int64_t>&) { return g.bits(d); });
+        Tensor base = tensor_of_bits(m.v, s, d), t = base;
+        random_step(rng, op, m, t);
+        ASSERT_EQ(t.shape(), m.shape) << op_name(op);
+        ASSERT_EQ(t.bits(), m.v) << op_name(op) << " " << dtype_name(d);
+        EXPECT_TRUE(t.shares_buffer_with(base)) << op_name(op) << " copied its source";
+      }
+    }
+  }
+}
+
+TEST(Movement, RandomCompositionsOfViews) {
+  std::mt19937_64 rng(12);
+  std::vector<Op> ops = movement_ops();
+  int nontrivial = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Shape s;
+    for (int64_t r = 1 + rng() % 4, i = 0; i < r; ++i) s.push_back(rng() % 5);  // zero sizes too
+    int64_t k = 0;
+    Dense m = Dense::make(s, [&](const std::vector<int64_t>&) { return static_cast<uint64_t>(++k); });
+    Tensor base = tensor_of_bits(m.v, s, DType::Int32), t = base;
+    std::string chain;
+    for (int step = 0, len = 1 + rng() % 6; step < len; ++step) {
+      Op op = ops[rng() % ops.size()];
+      chain += std::string(op_name(op)) + " ";
+      random_step(rng, op, m, t);
+      if (numel(m.shape) > 4096) break;
+    }
+    ASSERT_EQ(t.shape(), m.shape) << chain;
+    ASSERT_EQ(t.bits(), m.v) << chain;
+    // A compute op reads through the same views: x + 0 (int32) must not change a thing.
+    ASSERT_EQ(add(t, 0).bits(), m.v) << chain;
+    EXPECT_TRUE(t.shares_buffer_with(base)) << chain;
+    if (t.node()->view.views().size() > 1) ++nontrivial;
+  }
+  EXPECT_GT(nontrivial, 10);  // some chains needed a second view (reshape after permute/pad)
+}
+
+TEST(Movement, ConstantsAndBuffersInEveryDtype) {
+  for (DType d : kConcreteDTypes) {
+    Tensor c = Tensor::full({2, 3}, 1, d);
+    std::vector<uint64_t> want(6, parse(d, d == DType::Bool ? "true" : "1"));
+    EXPECT_EQ(c.bits(), want) << dtype_name(d);
+    Tensor b = tensor_of_bits({parse(d, "0"), parse(d, "1")}, {2}, d);
+    EXPECT_EQ(b.bits(), (std::vector<uint64_t>{parse(d, "0"), parse(d, "1")}));
+  }
+  // Weak scalars: an int8 tensor times 300 stays int8 and wraps (300 -> 44 first).
+  Tensor i8 = Tensor::from_vector<int8_t>({1, 2}, {2});
+  Tensor y = mul(i8, 300);
+  EXPECT_EQ(y.dtype(), DType::Int8);
+  EXPECT_EQ(y.to_vector<int8_t>(), (std::vector<int8_t>{44, 88}));
+}
+
+}  // namespace
+}  // namespace maroon::test
