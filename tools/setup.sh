@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what Maroon needs to build and test, from Debian's packages only, skipping what is
+# already there (so a warm machine pays nothing). Sourced by tools/main.sh and tools/test.sh.
+set -euo pipefail
+
+MAROON_APT_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libgtest-dev libmpfr-dev libgmp-dev   # the test suite and its MPFR oracle
+  libsleef-dev                          # a peer in bench/math (built only when present)
+  python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
+)
+
+missing=()
+for p in "${MAROON_APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's interpreter, never the pyenv python3 that may come first on PATH.
+export MAROON_PYTHON=/usr/bin/python3
