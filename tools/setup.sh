@@ -6,6 +6,7 @@ set -euo pipefail
 MAROON_APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libgtest-dev libmpfr-dev libgmp-dev   # the test suite and its MPFR oracle
+  libhwy-dev                            # Highway: SIMD with runtime dispatch (src/cpu)
   libsleef-dev                          # a peer in bench/math (built only when present)
   python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
 )

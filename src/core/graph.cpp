@@ -5,6 +5,8 @@
 #include <unordered_set>
 
 #include "core/fpenv.h"
+#include "cpu/cpu.h"
+#include "maroon/backend.h"
 #include "ref/executor.h"
 
 namespace maroon {
@@ -58,6 +60,10 @@ void realize(const NodePtr& root) {
   std::vector<Node*> order = schedule(root);
   if (order.empty()) return;
   FpEnvGuard env;
+  if (backend() == Backend::Cpu) {
+    cpu::run(order);
+    return;
+  }
   for (Node* n : order) {
     ref::execute(*n);
     n->realized = true;

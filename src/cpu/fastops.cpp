@@ -1,0 +1,309 @@
+// SIMD tile ops (Highway, one copy per target, chosen at run time). Only lane-wise IEEE
+// operations: each lane computes exactly what src/ref computes for that element, so the vector
+// width and the target cannot change a bit. No MulAdd (SSE4 would emulate it with two
+// roundings), no ReduceSum (its order depends on the width).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/fastops.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace maroon::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D, class V>
+HWY_INLINE V Canonical(D d, V r) {  // NaN -> the canonical quiet NaN
+  using T = hn::TFromD<D>;
+  const hn::RebindToUnsigned<D> du;
+  const auto qnan = sizeof(T) == 4 ? hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FC00000u)))
+                                   : hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FF8000000000000ull)));
+  return hn::IfThenElse(hn::IsNaN(r), qnan, r);
+}
+
+// IEEE 754-2019 maximum: NaN wins, and +0 beats -0 (AND of the bits keeps +0).
+template <class D, class V>
+HWY_INLINE V Maximum(D d, V a, V b) {
+  V r = hn::IfThenElse(hn::Lt(a, b), b, a);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
+  return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), Canonical(d, hn::Add(a, b)), r);
+}
+
+#define MAROON_BINARY_KERNEL(NAME, T, EXPR)                                       \
+  void NAME(const void* pa, const void* pb, const void*, void* po, int n) {        \
+    const hn::ScalableTag<T> d;                                                    \
+    const T* a = static_cast<const T*>(pa);                                        \
+    const T* b = static_cast<const T*>(pb);                                        \
+    T* o = static_cast<T*>(po);                                                    \
+    const int L = static_cast<int>(hn::Lanes(d));                                  \
+    for (int i = 0; i < n; i += L) {                                               \
+      const auto x = hn::LoadU(d, a + i);                                          \
+      const auto y = hn::LoadU(d, b + i);                                          \
+      hn::StoreU(EXPR, d, o + i);                                                  \
+    }                                                                              \
+  }
+#define MAROON_UNARY_KERNEL(NAME, T, EXPR)                                        \
+  void NAME(const void* pa, const void*, const void*, void* po, int n) {           \
+    const hn::ScalableTag<T> d;                                                    \
+    const T* a = static_cast<const T*>(pa);                                        \
+    T* o = static_cast<T*>(po);                                                    \
+    const int L = static_cast<int>(hn::Lanes(d));                                  \
+    for (int i = 0; i < n; i += L) {                                               \
+      const auto x = hn::LoadU(d, a + i);                                          \
+      hn::StoreU(EXPR, d, o + i);                                                  \
+    }                                                                              \
+  }
+#define MAROON_REDUCE_KERNEL(NAME, T, EXPR)                                       \
+  void NAME(void* pacc, const void* px, int n) {                                   \
+    const hn::ScalableTag<T> d;                                                    \
+    T* acc = static_cast<T*>(pacc);                                                \
+    const T* xs = static_cast<const T*>(px);                                       \
+    const int L = static_cast<int>(hn::Lanes(d));                                  \
+    for (int i = 0; i < n; i += L) {                                               \
+      const auto x = hn::LoadU(d, acc + i);                                        \
+      const auto y = hn::LoadU(d, xs + i);                                         \
+      hn::StoreU(EXPR, d, acc + i);                                                \
+    }                                                                              \
+  }
+
+#define MAROON_FLOAT_KERNELS(SUF, T)                                                        \
+  MAROON_BINARY_KERNEL(Add##SUF, T, Canonical(d, hn::Add(x, y)))                            \
+  MAROON_BINARY_KERNEL(Mul##SUF, T, Canonical(d, hn::Mul(x, y)))                            \
+  MAROON_BINARY_KERNEL(Max##SUF, T, Maximum(d, x, y))                                       \
+  MAROON_UNARY_KERNEL(Recip##SUF, T, Canonical(d, hn::Div(hn::Set(d, T(1)), x)))            \
+  MAROON_UNARY_KERNEL(Sqrt##SUF, T, Canonical(d, hn::Sqrt(x)))                              \
+  MAROON_REDUCE_KERNEL(RAdd##SUF, T, Canonical(d, hn::Add(x, y)))                           \
+  MAROON_REDUCE_KERNEL(RMul##SUF, T, Canonical(d, hn::Mul(x, y)))                           \
+  MAROON_REDUCE_KERNEL(RMax##SUF, T, Maximum(d, x, y))
+
+MAROON_FLOAT_KERNELS(F32, float)
+MAROON_FLOAT_KERNELS(F64, double)
+
+}  // namespace maroon::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <cstring>
+#include <string>
+
+#include "cpu/fastops.h"
+#include "maroon/backend.h"
+#include "maroon/error.h"
+
+namespace maroon::cpu {
+
+#define MAROON_EXPORT_FLOAT(SUF)                                                          \
+  HWY_EXPORT(Add##SUF); HWY_EXPORT(Mul##SUF); HWY_EXPORT(Max##SUF); HWY_EXPORT(Recip##SUF); \
+  HWY_EXPORT(Sqrt##SUF); HWY_EXPORT(RAdd##SUF); HWY_EXPORT(RMul##SUF); HWY_EXPORT(RMax##SUF);
+MAROON_EXPORT_FLOAT(F32)
+MAROON_EXPORT_FLOAT(F64)
+
+#define MAROON_DISPATCH(NAME)                                                      \
+  void NAME##_d(const void* a, const void* b, const void* c, void* o, int n) {      \
+    HWY_DYNAMIC_DISPATCH(NAME)(a, b, c, o, n);                                      \
+  }
+#define MAROON_DISPATCH_R(NAME) \
+  void NAME##_d(void* acc, const void* x, int n) { HWY_DYNAMIC_DISPATCH(NAME)(acc, x, n); }
+MAROON_DISPATCH(AddF32) MAROON_DISPATCH(MulF32) MAROON_DISPATCH(MaxF32) MAROON_DISPATCH(RecipF32)
+MAROON_DISPATCH(SqrtF32) MAROON_DISPATCH(AddF64) MAROON_DISPATCH(MulF64) MAROON_DISPATCH(MaxF64)
+MAROON_DISPATCH(RecipF64) MAROON_DISPATCH(SqrtF64)
+MAROON_DISPATCH_R(RAddF32) MAROON_DISPATCH_R(RMulF32) MAROON_DISPATCH_R(RMaxF32)
+MAROON_DISPATCH_R(RAddF64) MAROON_DISPATCH_R(RMulF64) MAROON_DISPATCH_R(RMaxF64)
+
+namespace {
+
+// Scalar loops for ops with no float rounding subtleties or that need per-type code. The
+// compiler may vectorise these; lane-wise, that cannot change a bit.
+template <class T> T canon(T x);
+template <> float canon(float x) {
+  if (x != x) { uint32_t u = 0x7FC00000u; std::memcpy(&x, &u, 4); }
+  return x;
+}
+template <> double canon(double x) {
+  if (x != x) { uint64_t u = 0x7FF8000000000000ull; std::memcpy(&x, &u, 8); }
+  return x;
+}
+
+template <class T, class Cmp>
+void compare(const void* pa, const void* pb, const void*, void* po, int n) {
+  const T* a = static_cast<const T*>(pa);
+  const T* b = static_cast<const T*>(pb);
+  uint8_t* o = static_cast<uint8_t*>(po);
+  for (int i = 0; i < n; ++i) o[i] = Cmp{}(a[i], b[i]) ? 1 : 0;
+}
+
+template <class T>
+void where(const void* pc, const void* pa, const void* pb, void* po, int n) {
+  const uint8_t* c = static_cast<const uint8_t*>(pc);
+  const T* a = static_cast<const T*>(pa);
+  const T* b = static_cast<const T*>(pb);
+  T* o = static_cast<T*>(po);
+  for (int i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+}
+
+template <class From, class To>
+void convert(const void* pa, const void*, const void*, void* po, int n) {
+  const From* a = static_cast<const From*>(pa);
+  To* o = static_cast<To*>(po);
+  for (int i = 0; i < n; ++i) o[i] = canon(static_cast<To>(a[i]));  // rounds per MXCSR
+}
+
+// Integer ops wrap: compute in the unsigned type of the same width.
+template <class T, class U = std::make_unsigned_t<T>>
+void int_add(const void* pa, const void* pb, const void*, void* po, int n) {
+  const U* a = static_cast<const U*>(pa);
+  const U* b = static_cast<const U*>(pb);
+  U* o = static_cast<U*>(po);
+  for (int i = 0; i < n; ++i) o[i] = static_cast<U>(a[i] + b[i]);
+}
+template <class T, class U = std::make_unsigned_t<T>>
+void int_mul(const void* pa, const void* pb, const void*, void* po, int n) {
+  const U* a = static_cast<const U*>(pa);
+  const U* b = static_cast<const U*>(pb);
+  U* o = static_cast<U*>(po);
+  for (int i = 0; i < n; ++i) o[i] = static_cast<U>(a[i] * b[i]);
+}
+template <class T>
+void int_max(const void* pa, const void* pb, const void*, void* po, int n) {
+  const T* a = static_cast<const T*>(pa);
+  const T* b = static_cast<const T*>(pb);
+  T* o = static_cast<T*>(po);
+  for (int i = 0; i < n; ++i) o[i] = a[i] < b[i] ? b[i] : a[i];
+}
+
+struct Lt { template <class T> bool operator()(T a, T b) const { return a < b; } };
+struct Ne { template <class T> bool operator()(T a, T b) const { return a != b; } };
+struct Eq { template <class T> bool operator()(T a, T b) const { return a == b; } };
+
+template <class T>
+FastFn int_op(Op op) {
+  switch (op) {
+    case Op::ADD: return int_add<T>;
+    case Op::MUL: return int_mul<T>;
+    case Op::MAX: return int_max<T>;
+    case Op::CMPLT: return compare<T, Lt>;
+    case Op::CMPNE: return compare<T, Ne>;
+    case Op::CMPEQ: return compare<T, Eq>;
+    case Op::WHERE: return where<T>;
+    default: return nullptr;
+  }
+}
+
+template <class From>
+FastFn cast_from(DType to) {
+  switch (to) {
+    case DType::Float32: return convert<From, float>;
+    case DType::Float64: return convert<From, double>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+FastFn fast_op(Op op, DType in, DType out) {
+  if (op == Op::CAST) {
+    // Hardware conversions: float<->double and int32->float round per MXCSR exactly as IEEE.
+    if (in == DType::Float32 && out == DType::Float64) return cast_from<float>(out);
+    if (in == DType::Float64 && out == DType::Float32) return cast_from<double>(out);
+    if (in == DType::Int32) return cast_from<int32_t>(out);
+    return nullptr;
+  }
+  if (in == DType::Float32 || in == DType::Float64) {
+    const bool f = in == DType::Float32;
+    switch (op) {
+      case Op::ADD: return f ? AddF32_d : AddF64_d;
+      case Op::MUL: return f ? MulF32_d : MulF64_d;
+      case Op::MAX: return f ? MaxF32_d : MaxF64_d;
+      case Op::RECIPROCAL: return f ? RecipF32_d : RecipF64_d;
+      case Op::SQRT: return f ? SqrtF32_d : SqrtF64_d;
+      case Op::CMPLT: return f ? compare<float, Lt> : compare<double, Lt>;
+      case Op::CMPNE: return f ? compare<float, Ne> : compare<double, Ne>;
+      case Op::CMPEQ: return f ? compare<float, Eq> : compare<double, Eq>;
+      case Op::WHERE: return f ? where<float> : where<double>;
+      default: return nullptr;
+    }
+  }
+  switch (in) {
+    case DType::Int32: return int_op<int32_t>(op);
+    case DType::Int64: return int_op<int64_t>(op);
+    case DType::UInt8: return int_op<uint8_t>(op);
+    case DType::UInt32: return int_op<uint32_t>(op);
+    default: return nullptr;
+  }
+}
+
+FastReduceFn fast_reduce(ReduceOp op, DType d) {
+  if (d == DType::Float32) return op == ReduceOp::ADD ? RAddF32_d : op == ReduceOp::MUL ? RMulF32_d : RMaxF32_d;
+  if (d == DType::Float64) return op == ReduceOp::ADD ? RAddF64_d : op == ReduceOp::MUL ? RMulF64_d : RMaxF64_d;
+  return nullptr;
+}
+
+// ---- SIMD target selection ----
+
+namespace {
+
+struct TargetName {
+  const char* name;
+  int64_t bits;
+};
+#if HWY_ARCH_X86
+constexpr TargetName kTargets[] = {
+    {"scalar", HWY_BASELINE_SCALAR}, {"sse4", HWY_SSE4}, {"avx2", HWY_AVX2}, {"avx512", HWY_AVX3}};
+#else
+constexpr TargetName kTargets[] = {{"scalar", HWY_BASELINE_SCALAR}};
+#endif
+
+std::string& forced() {
+  static std::string f;
+  return f;
+}
+
+// What this CPU supports, read once before any target is forced (forcing mocks SupportedTargets).
+int64_t real_targets() {
+  static const int64_t t = hwy::SupportedTargets() & HWY_TARGETS;
+  return t;
+}
+
+void apply(const std::string& name) {
+  for (const auto& t : kTargets) {
+    if (name == t.name) {
+      if (!(real_targets() & t.bits))
+        throw Error("[simd] target '" + name + "' is not available on this machine or build");
+      hwy::SetSupportedTargetsForTest(t.bits);
+      forced() = name;
+      return;
+    }
+  }
+  throw Error("[simd] unknown target '" + name + "' (scalar, sse4, avx2, avx512)");
+}
+
+bool init_from_env() {
+  real_targets();
+  if (const char* e = std::getenv("MAROON_SIMD")) apply(e);
+  return true;
+}
+const bool g_env_applied = init_from_env();
+
+}  // namespace
+
+std::string current_target_name() {
+  (void)g_env_applied;
+  if (!forced().empty()) return forced();
+  std::string best = "scalar";
+  for (const auto& t : kTargets)
+    if (real_targets() & t.bits) best = t.name;
+  return best;
+}
+
+}  // namespace maroon::cpu
+
+namespace maroon {
+std::string simd_target() { return cpu::current_target_name(); }
+void set_simd_target(const std::string& name) { cpu::apply(name); }
+std::vector<std::string> available_simd_targets() {
+  std::vector<std::string> out;
+  for (const auto& t : cpu::kTargets)
+    if (cpu::real_targets() & t.bits) out.push_back(t.name);
+  return out;
+}
+}  // namespace maroon
+#endif  // HWY_ONCE

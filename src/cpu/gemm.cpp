@@ -1,0 +1,130 @@
+// The matmul kernel: REDUCE ADD over MUL of two strided leaves. Each output is summed exactly as
+// src/ref sums it: acc = +0, then acc = acc + round(a[i,k] * b[k,j]) for k = 0, 1, ... in
+// order, multiply and add rounded separately (Lagoon's mmul, SoftBLAS gemm). Speed comes only
+// from doing many outputs at once: packed panels, a register tile of 8x2 (or 4x2) vectors across
+// j, and blocking over k that stores and reloads the running sums exactly.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/gemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include "cpu/gemm.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace maroon::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Rows of the register tile: 8 where there are 32 vector registers, else 4.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
+    HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_NEON
+constexpr int kMR = 8;
+#else
+constexpr int kMR = 4;
+#endif
+#undef MAROON_ROWS4
+#undef MAROON_ROWS8
+
+#undef MAROON_ROWS
+#define MAROON_ROWS4(X) X(0) X(1) X(2) X(3)
+#define MAROON_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
+    HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_NEON
+#define MAROON_ROWS MAROON_ROWS8
+#else
+#define MAROON_ROWS MAROON_ROWS4
+#endif
+
+// c (kMR rows of 2 vectors, row stride ldc) += sum over k of ap[k][r] * bp[k][0..2L), one
+// rounding for each product and each sum, k in increasing order.
+template <class T>
+HWY_NOINLINE void Micro(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int kc,
+                        T* HWY_RESTRICT c, size_t ldc) {
+  const hn::ScalableTag<T> d;
+  const size_t L = hn::Lanes(d);
+#define MAROON_LOAD(r)                             \
+  auto c##r##0 = hn::LoadU(d, c + (r) * ldc);     \
+  auto c##r##1 = hn::LoadU(d, c + (r) * ldc + L);
+  MAROON_ROWS(MAROON_LOAD)
+#undef MAROON_LOAD
+  for (int k = 0; k < kc; ++k) {
+    const auto b0 = hn::LoadU(d, bp + k * 2 * L);
+    const auto b1 = hn::LoadU(d, bp + k * 2 * L + L);
+    const T* a = ap + k * kMR;
+#define MAROON_STEP(r)                             \
+  {                                                \
+    const auto av = hn::Set(d, a[r]);              \
+    c##r##0 = hn::Add(c##r##0, hn::Mul(av, b0));   \
+    c##r##1 = hn::Add(c##r##1, hn::Mul(av, b1));   \
+  }
+    MAROON_ROWS(MAROON_STEP)
+#undef MAROON_STEP
+  }
+#define MAROON_STORE(r)                            \
+  hn::StoreU(c##r##0, d, c + (r) * ldc);           \
+  hn::StoreU(c##r##1, d, c + (r) * ldc + L);
+  MAROON_ROWS(MAROON_STORE)
+#undef MAROON_STORE
+}
+
+template <class T>
+void Block(const GemmArgs& g, int64_t task) {
+  const hn::ScalableTag<T> d;
+  const int64_t NR = 2 * static_cast<int64_t>(hn::Lanes(d));
+  const int64_t per_batch = g.tasks_m * g.tasks_n;
+  const int64_t b = task / per_batch, im = (task % per_batch) / g.tasks_n, jn = task % g.tasks_n;
+  const int64_t i0 = im * kGemmMC, j0 = jn * kGemmNC;
+  const int64_t mc = std::min<int64_t>(kGemmMC, g.M - i0), nc = std::min<int64_t>(kGemmNC, g.N - j0);
+  const int64_t mp = (mc + kMR - 1) / kMR, np = (nc + NR - 1) / NR;  // panels
+  const T* A = static_cast<const T*>(g.A);
+  const T* B = static_cast<const T*>(g.B);
+  const int64_t ldc = np * NR;
+  thread_local std::vector<T> ctile, apack, bpack;
+  ctile.assign(static_cast<size_t>(mp * kMR * ldc), T(0));  // +0: the fold's identity
+  apack.resize(static_cast<size_t>(mp * kMR * kGemmKC));
+  bpack.resize(static_cast<size_t>(np * NR * kGemmKC));
+  const int64_t ba = g.batchA[b], bb = g.batchB[b];
+  for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
+    const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
+    for (int64_t p = 0; p < np; ++p)  // B panels: [k][NR], zero past N
+      for (int k = 0; k < kc; ++k)
+        for (int64_t jj = 0; jj < NR; ++jj) {
+          int64_t j = j0 + p * NR + jj;
+          bpack[(p * kGemmKC + k) * NR + jj] = j < j0 + nc ? B[bb + g.colB[j] + g.sBk * (k0 + k)] : T(0);
+        }
+    for (int64_t p = 0; p < mp; ++p)  // A panels: [k][kMR], zero past M
+      for (int k = 0; k < kc; ++k)
+        for (int r = 0; r < kMR; ++r) {
+          int64_t i = i0 + p * kMR + r;
+          apack[(p * kGemmKC + k) * kMR + r] = i < i0 + mc ? A[ba + g.rowA[i] + g.sAk * (k0 + k)] : T(0);
+        }
+    for (int64_t pi = 0; pi < mp; ++pi)
+      for (int64_t pj = 0; pj < np; ++pj)
+        Micro<T>(apack.data() + pi * kGemmKC * kMR, bpack.data() + pj * kGemmKC * NR, kc,
+                 ctile.data() + pi * kMR * ldc + pj * NR, static_cast<size_t>(ldc));
+  }
+  T* C = static_cast<T*>(g.C);
+  const int64_t bc = g.batchC[b];
+  for (int64_t i = 0; i < mc; ++i)
+    for (int64_t j = 0; j < nc; ++j) {
+      T v = ctile[i * ldc + j];
+      if (v != v) v = CanonicalNaN<T>();
+      C[bc + g.rowC[i0 + i] + g.colC[j0 + j]] = v;
+    }
+}
+
+void GemmF32(const GemmArgs& g, int64_t task) { Block<float>(g, task); }
+void GemmF64(const GemmArgs& g, int64_t task) { Block<double>(g, task); }
+
+}  // namespace maroon::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace maroon::cpu {
+HWY_EXPORT(GemmF32);
+HWY_EXPORT(GemmF64);
+void gemm_task(DType d, const GemmArgs& g, int64_t task) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(GemmF32)(g, task);
+  else HWY_DYNAMIC_DISPATCH(GemmF64)(g, task);
+}
+}  // namespace maroon::cpu
+#endif

@@ -1,0 +1,35 @@
+// The matmul kernel's interface (gemm.cpp is compiled once per SIMD target).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "maroon/dtype.h"
+
+namespace maroon::cpu {
+
+// Blocks: fixed for every target, so the split of work never depends on the target either.
+constexpr int64_t kGemmMC = 96, kGemmNC = 256, kGemmKC = 256;
+
+// C[batchC[b] + rowC[i] + colC[j]] = sum_k A[batchA[b] + rowA[i] + sAk*k] * B[batchB[b] + colB[j] + sBk*k]
+struct GemmArgs {
+  const void* A;
+  const void* B;
+  void* C;
+  int64_t M, N, K, sAk, sBk;
+  const int64_t *rowA, *colB, *rowC, *colC, *batchA, *batchB, *batchC;
+  int64_t tasks_m, tasks_n;
+};
+
+template <class T>
+inline T CanonicalNaN() {
+  T v;
+  if constexpr (sizeof(T) == 4) { uint32_t u = 0x7FC00000u; std::memcpy(&v, &u, 4); }
+  else { uint64_t u = 0x7FF8000000000000ull; std::memcpy(&v, &u, 8); }
+  return v;
+}
+
+// Computes task `task` (batch-major, then row blocks, then column blocks).
+void gemm_task(DType d, const GemmArgs& g, int64_t task);
+
+}  // namespace maroon::cpu

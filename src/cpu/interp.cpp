@@ -1,0 +1,296 @@
+// The tile interpreter: gathers leaves through their views, runs the fused DAG a tile at a time
+// (SIMD where fastops has the op, src/ref's scalar meaning otherwise) and writes the result.
+#include <cassert>
+#include <cstring>
+#include <unordered_map>
+
+#include "cpu/fastops.h"
+#include "cpu/kernel.h"
+#include "cpu/threads.h"
+#include "ref/scalar.h"
+
+namespace maroon::cpu {
+
+// ---- programs ----
+
+Program build_program(const Node* root) {
+  Program p;
+  std::unordered_map<const Node*, int> id;
+  // Post-order without recursion; leaves get ids as they are met, code in dependency order.
+  std::vector<std::pair<const Node*, size_t>> stack{{root, 0}};
+  std::vector<const Node*> code_nodes;
+  auto is_leaf = [](const Node* n) { return n->realized; };
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    if (id.count(n)) { stack.pop_back(); continue; }
+    if (is_leaf(n)) {
+      id[n] = -1 - static_cast<int>(p.leaves.size());  // provisional: leaves numbered later
+      p.leaves.push_back(n);
+      stack.pop_back();
+      continue;
+    }
+    if (i < n->src.size()) {
+      const Node* s = n->src[i++].get();
+      if (!id.count(s)) stack.push_back({s, 0});
+      continue;
+    }
+    id[n] = static_cast<int>(code_nodes.size());
+    code_nodes.push_back(n);
+    stack.pop_back();
+  }
+  const int L = static_cast<int>(p.leaves.size());
+  auto value_id = [&](const Node* n) { int v = id.at(n); return v < 0 ? -1 - v : L + v; };
+  for (const Node* n : code_nodes) {
+    Instr ins{};
+    ins.op = n->op;
+    ins.in = n->op == Op::WHERE ? n->src[1]->dtype : n->src[0]->dtype;
+    ins.out = n->dtype;
+    ins.rnd = n->rnd;
+    ins.nsrc = static_cast<int>(n->src.size());
+    for (int k = 0; k < ins.nsrc; ++k) ins.src[k] = value_id(n->src[k].get());
+    p.code.push_back(ins);
+  }
+  p.result = value_id(root);
+  p.dtype = root->dtype;
+  return p;
+}
+
+// ---- leaves ----
+
+LeafMap::LeafMap(const Node* n) : node(n) {
+  const auto& views = n->view.views();
+  affine = views.size() == 1 && !views[0].has_mask();
+  if (affine) {
+    strides = views[0].strides;
+    offset = views[0].offset;
+  }
+}
+
+int64_t LeafMap::index(const int64_t* coords) const {
+  if (!affine) return node->view.index(coords);
+  int64_t i = offset;
+  for (size_t d = 0; d < strides.size(); ++d) i += coords[d] * strides[d];
+  return i;
+}
+
+void gather(const Buffer& b, const int64_t* idx, int n, void* dst) {
+  const uint8_t* src = b.bytes();
+  switch (itemsize(b.dtype)) {
+#define MAROON_GATHER(SZ, T)                                                 \
+  case SZ: {                                                                 \
+    T* d = static_cast<T*>(dst);                                             \
+    const T* s = reinterpret_cast<const T*>(src);                            \
+    for (int i = 0; i < n; ++i) d[i] = idx[i] < 0 ? T{0} : s[idx[i]];        \
+    break;                                                                   \
+  }
+    MAROON_GATHER(1, uint8_t)
+    MAROON_GATHER(2, uint16_t)
+    MAROON_GATHER(4, uint32_t)
+    MAROON_GATHER(8, uint64_t)
+#undef MAROON_GATHER
+  }
+}
+
+// ---- instructions ----
+
+namespace {
+
+uint64_t load_bits(const void* p, size_t sz, int i) {
+  uint64_t v = 0;
+  std::memcpy(&v, static_cast<const uint8_t*>(p) + i * sz, sz);
+  return v;
+}
+void store_bits(void* p, size_t sz, int i, uint64_t v) {
+  std::memcpy(static_cast<uint8_t*>(p) + i * sz, &v, sz);
+}
+
+// Ops whose fast path uses the hardware rounding mode.
+bool rounds(Op op) {
+  switch (op) {
+    case Op::ADD: case Op::MUL: case Op::RECIPROCAL: case Op::SQRT: case Op::CAST:
+    case Op::MULACC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
+  if (FastFn fn = fast_op(ins.op, ins.in, ins.out)) {
+    bool set = rounds(ins.op) && ins.rnd != Round::NearestEven;
+    if (set) set_hw_round(ins.rnd);
+    fn(srcs[0], ins.nsrc > 1 ? srcs[1] : nullptr, ins.nsrc > 2 ? srcs[2] : nullptr, dst, n);
+    if (set) set_hw_round(Round::NearestEven);
+    return;
+  }
+  // src/ref's meaning, one element at a time (it never uses the FPU's rounding mode).
+  size_t sz[3] = {0, 0, 0};
+  for (int k = 0; k < ins.nsrc; ++k)
+    sz[k] = itemsize(ins.op == Op::WHERE && k == 0 ? DType::Bool : ins.in);
+  const size_t osz = itemsize(ins.out);
+  uint64_t x[3];
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < ins.nsrc; ++k) x[k] = load_bits(srcs[k], sz[k], i);
+    store_bits(dst, osz, i, ref::eval(ins.op, ins.in, ins.out, ins.rnd, x));
+  }
+}
+
+TileEval::TileEval(const Program& p) : prog_(p) {
+  values_.resize(p.num_values(), std::vector<uint64_t>(kTile + kTilePad, 0));
+}
+
+const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n) {
+  const int L = static_cast<int>(prog_.leaves.size());
+  for (int l = 0; l < L; ++l) gather(*prog_.leaves[l]->buffer, idx[l], n, values_[l].data());
+  for (size_t i = 0; i < prog_.code.size(); ++i) {
+    const Instr& ins = prog_.code[i];
+    const void* srcs[3] = {nullptr, nullptr, nullptr};
+    for (int k = 0; k < ins.nsrc; ++k) srcs[k] = values_[ins.src[k]].data();
+    exec_instr(ins, srcs, values_[L + i].data(), n);
+  }
+  return values_[prog_.result].data();
+}
+
+// ---- elementwise kernels ----
+
+namespace {
+
+// Fills idx[0..n) with leaf buffer indices for flat positions p0.. of `shape`.
+void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64_t* idx) {
+  const size_t nd = shape.size();
+  std::vector<int64_t> c(nd);
+  int64_t p = p0;
+  for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
+  if (m.affine) {
+    int64_t cur = m.index(c.data());
+    const int64_t last_stride = nd ? m.strides[nd - 1] : 0;
+    for (int i = 0; i < n; ++i) {
+      idx[i] = cur;
+      if (nd == 0) continue;
+      if (++c[nd - 1] < shape[nd - 1]) { cur += last_stride; continue; }
+      c[nd - 1] = 0;  // carry into the outer axes, then recompute
+      for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+      cur = m.index(c.data());
+    }
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    idx[i] = m.index(c.data());
+    for (size_t d = nd; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+  }
+}
+
+}  // namespace
+
+void run_elementwise(Node& out) {
+  Program prog = build_program(&out);
+  std::vector<LeafMap> maps;
+  for (const Node* l : prog.leaves) maps.emplace_back(l);
+  const int64_t total = numel(out.shape);
+  auto buf = std::make_shared<Buffer>(out.dtype, total);
+  const size_t osz = itemsize(out.dtype);
+  const int64_t tiles = (total + kTile - 1) / kTile;
+  // Tiles are grouped into fixed-size tasks: the split never depends on the thread count.
+  constexpr int64_t kTilesPerTask = 16;
+  parallel_for((tiles + kTilesPerTask - 1) / kTilesPerTask, [&](int64_t task) {
+    TileEval ev(prog);
+    std::vector<std::vector<int64_t>> idx(maps.size(), std::vector<int64_t>(kTile));
+    std::vector<const int64_t*> ptrs;
+    for (auto& v : idx) ptrs.push_back(v.data());
+    for (int64_t t = task * kTilesPerTask; t < std::min(tiles, (task + 1) * kTilesPerTask); ++t) {
+      int64_t p0 = t * kTile;
+      int n = static_cast<int>(std::min<int64_t>(kTile, total - p0));
+      for (size_t l = 0; l < maps.size(); ++l) flat_indices(maps[l], out.shape, p0, n, idx[l].data());
+      const void* r = ev.eval(ptrs, n);
+      std::memcpy(buf->bytes() + p0 * osz, r, n * osz);
+    }
+  }, Round::NearestEven);
+  out.buffer = buf;
+  out.view = ShapeTracker::contiguous(out.shape);
+}
+
+// ---- reductions: a left fold per output, vectorised across outputs ----
+
+void run_reduce(Node& out) {
+  const Node& src = *out.src[0];
+  Program prog = build_program(&src);
+  std::vector<LeafMap> maps;
+  for (const Node* l : prog.leaves) maps.emplace_back(l);
+  const Shape& in_shape = src.shape;
+  const size_t nd = in_shape.size();
+  Shape inner(nd, 1);  // the reduced sub-space
+  for (int64_t ax : out.arg.ints) inner[ax] = in_shape[ax];
+  const int64_t O = numel(out.shape), R = numel(inner);
+  const DType d = out.dtype;
+  const size_t sz = itemsize(d);
+  const ReduceOp rop = out.arg.reduce_op;
+  auto buf = std::make_shared<Buffer>(d, O);
+  // Outputs per task and reduce indices per chunk: a tile holds to x tr positions, stored
+  // r-major so the fold runs across outputs.
+  const int to = static_cast<int>(std::min<int64_t>(O, kTile));
+  const int tr = std::max(1, kTile / std::max(to, 1));
+  FastReduceFn fast = fast_reduce(rop, d);
+  const bool hw_round = rop != ReduceOp::MAX && out.rnd != Round::NearestEven;
+  const uint64_t identity = ref::reduce_identity(rop, d);
+  parallel_for(O == 0 ? 0 : (O + to - 1) / to, [&](int64_t task) {
+    const int64_t o0 = task * to;
+    const int no = static_cast<int>(std::min<int64_t>(to, O - o0));
+    TileEval ev(prog);
+    std::vector<std::vector<int64_t>> idx(maps.size(), std::vector<int64_t>(kTile));
+    std::vector<const int64_t*> ptrs;
+    for (auto& v : idx) ptrs.push_back(v.data());
+    // Output coordinates of this task.
+    std::vector<int64_t> oc(static_cast<size_t>(no) * nd);
+    for (int t = 0; t < no; ++t) {
+      int64_t p = o0 + t;
+      for (size_t k = nd; k-- > 0;) {
+        oc[t * nd + k] = out.shape[k] ? p % out.shape[k] : 0;
+        p = out.shape[k] ? p / out.shape[k] : 0;
+      }
+    }
+    std::vector<uint64_t> acc_store(kTile + kTilePad, 0);
+    uint8_t* acc = reinterpret_cast<uint8_t*>(acc_store.data());
+    for (int t = 0; t < no; ++t) std::memcpy(acc + t * sz, &identity, sz);
+    std::vector<int64_t> rc(nd, 0), full(nd);
+    for (int64_t r0 = 0; r0 < R; r0 += tr) {
+      const int nr = static_cast<int>(std::min<int64_t>(tr, R - r0));
+      // Leaf indices for positions (r0 + j, o0 + t) at j * no + t.
+      std::vector<int64_t> rcs(static_cast<size_t>(nr) * nd);
+      for (int j = 0; j < nr; ++j) {
+        std::copy(rc.begin(), rc.end(), rcs.begin() + j * nd);
+        for (size_t k = nd; k-- > 0;) { if (++rc[k] < inner[k]) break; rc[k] = 0; }
+      }
+      for (size_t l = 0; l < maps.size(); ++l) {
+        int64_t* ix = idx[l].data();
+        for (int j = 0; j < nr; ++j)
+          for (int t = 0; t < no; ++t) {
+            for (size_t k = 0; k < nd; ++k) full[k] = oc[t * nd + k] + rcs[j * nd + k];
+            ix[j * no + t] = maps[l].index(full.data());
+          }
+      }
+      const uint8_t* v = static_cast<const uint8_t*>(ev.eval(ptrs, nr * no));
+      if (hw_round) set_hw_round(out.rnd);
+      for (int j = 0; j < nr; ++j) {
+        if (fast) {
+          fast(acc, v + j * no * sz, no);
+        } else {
+          for (int t = 0; t < no; ++t) {
+            uint64_t a = 0, x = 0;
+            std::memcpy(&a, acc + t * sz, sz);
+            std::memcpy(&x, v + (j * no + t) * sz, sz);
+            a = ref::reduce_step(rop, d, out.rnd, a, x);
+            std::memcpy(acc + t * sz, &a, sz);
+          }
+        }
+      }
+      if (hw_round) set_hw_round(Round::NearestEven);
+    }
+    std::memcpy(buf->bytes() + o0 * sz, acc, no * sz);
+  }, Round::NearestEven);
+  out.buffer = buf;
+  out.view = ShapeTracker::contiguous(out.shape);
+}
+
+}  // namespace maroon::cpu

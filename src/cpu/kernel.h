@@ -1,0 +1,69 @@
+// A fused kernel: a small DAG of elementwise ops over leaves (realized nodes read through their
+// views), evaluated a tile of elements at a time so intermediates stay in cache.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace maroon::cpu {
+
+constexpr int kTile = 512;       // elements per tile (values of one DAG node)
+constexpr int kTilePad = 64;     // slack so SIMD loops may run past n
+
+struct Instr {
+  Op op;
+  DType in, out;  // operand dtype (WHERE: the value dtype) and result dtype
+  Round rnd;
+  int src[3];     // value ids
+  int nsrc;
+};
+
+struct Program {
+  std::vector<const Node*> leaves;  // value ids 0..leaves.size()-1
+  std::vector<Instr> code;          // code[i] defines value id leaves.size() + i
+  int result = 0;
+  DType dtype = DType::Float32;
+  int num_values() const { return static_cast<int>(leaves.size() + code.size()); }
+};
+
+// The DAG rooted at `root`, fusing every unrealized elementwise node under it (`root` itself may
+// be a realized leaf, for a REDUCE straight over a buffer).
+Program build_program(const Node* root);
+
+// How a leaf maps a position to its buffer: affine (one view, no mask: offset + sum of
+// coord * stride) or general (ShapeTracker::index).
+struct LeafMap {
+  const Node* node;
+  bool affine;
+  std::vector<int64_t> strides;
+  int64_t offset;
+  explicit LeafMap(const Node* n);
+  int64_t index(const int64_t* coords) const;  // -1 for padding
+};
+
+// Evaluates the program for n positions whose leaf buffer indices have been computed per leaf
+// (idx[leaf][i], -1 = padding). Returns the result values (n elements of prog.dtype).
+class TileEval {
+ public:
+  explicit TileEval(const Program& p);
+  const void* eval(const std::vector<const int64_t*>& idx, int n);
+  const Program& program() const { return prog_; }
+
+ private:
+  const Program& prog_;
+  std::vector<std::vector<uint64_t>> values_;  // one tile per value id
+};
+
+void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n);
+
+// Copies element idx[i] of `b` (or zero bits for -1) into dst[i].
+void gather(const Buffer& b, const int64_t* idx, int n, void* dst);
+
+// Runs an elementwise kernel producing node `out`, or a REDUCE node.
+void run_elementwise(Node& out);
+void run_reduce(Node& out);
+// The packed matmul for REDUCE ADD over MUL of two affine leaves; false if the pattern differs.
+bool try_matmul(Node& out);
+
+}  // namespace maroon::cpu

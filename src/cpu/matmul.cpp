@@ -1,0 +1,81 @@
+// Recognises a matmul in the graph: REDUCE ADD over one axis of MUL(x, y) where x and y are
+// strided views of realized buffers. Output axes where only x moves are rows, where only y moves
+// are columns, where both move are batches; the reduced axis is k.
+#include "cpu/gemm.h"
+#include "cpu/kernel.h"
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+bool try_matmul(Node& out) {
+  if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.size() != 1) return false;
+  const Node& mul = *out.src[0];
+  if (mul.realized || mul.op != Op::MUL) return false;
+  if (out.dtype != DType::Float32 && out.dtype != DType::Float64) return false;
+  if (mul.rnd != out.rnd) return false;  // one hardware rounding mode for the whole kernel
+  const Node& x = *mul.src[0];
+  const Node& y = *mul.src[1];
+  if (!x.realized || !y.realized) return false;
+  LeafMap mx(&x), my(&y);
+  if (!mx.affine || !my.affine) return false;
+
+  const Shape& s = mul.shape;
+  const int64_t kax = out.arg.ints[0];
+  const int64_t K = s[kax];
+  std::vector<int64_t> rows, cols, batch;  // axes
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
+    if (d == kax || s[d] == 1) continue;
+    bool xm = mx.strides[d] != 0, ym = my.strides[d] != 0;
+    if (xm && !ym) rows.push_back(d);
+    else if (!xm && ym) cols.push_back(d);
+    else batch.push_back(d);
+  }
+  auto size_of = [&](const std::vector<int64_t>& axes) {
+    int64_t n = 1;
+    for (int64_t a : axes) n *= s[a];
+    return n;
+  };
+  const int64_t M = size_of(rows), N = size_of(cols), NB = size_of(batch);
+  if (M * N * K < 4096 || M * N == 0 || K == 0) return false;  // small: the generic fold will do
+
+  // Offsets of every row/column/batch coordinate in x, y and the (contiguous) output.
+  const Shape ostr = [&] {
+    Shape st(out.shape.size());
+    int64_t acc = 1;
+    for (size_t i = out.shape.size(); i-- > 0;) { st[i] = acc; acc *= out.shape[i]; }
+    return st;
+  }();
+  auto offsets = [&](const std::vector<int64_t>& axes, const std::vector<int64_t>& strides) {
+    std::vector<int64_t> off(1, 0);
+    for (int64_t a : axes) {  // row-major over the axes, last fastest
+      std::vector<int64_t> next;
+      for (int64_t o : off)
+        for (int64_t c = 0; c < s[a]; ++c) next.push_back(o + c * strides[a]);
+      off.swap(next);
+    }
+    return off;
+  };
+  std::vector<int64_t> rowA = offsets(rows, mx.strides), colB = offsets(cols, my.strides);
+  std::vector<int64_t> rowC = offsets(rows, ostr), colC = offsets(cols, ostr);
+  std::vector<int64_t> batchA = offsets(batch, mx.strides), batchB = offsets(batch, my.strides),
+                       batchC = offsets(batch, ostr);
+  for (auto& v : batchA) v += mx.offset;
+  for (auto& v : batchB) v += my.offset;
+
+  auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
+  GemmArgs g{x.buffer->bytes(), y.buffer->bytes(), buf->bytes(), M, N, K,
+             mx.strides[kax], my.strides[kax], rowA.data(), colB.data(), rowC.data(), colC.data(),
+             batchA.data(), batchB.data(), batchC.data(),
+             (M + kGemmMC - 1) / kGemmMC, (N + kGemmNC - 1) / kGemmNC};
+  const DType d = out.dtype;
+  parallel_for(NB * g.tasks_m * g.tasks_n, [&](int64_t t) {
+    if (out.rnd != Round::NearestEven) set_hw_round(out.rnd);
+    gemm_task(d, g, t);
+    if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+  }, Round::NearestEven);
+  out.buffer = buf;
+  out.view = ShapeTracker::contiguous(out.shape);
+  return true;
+}
+
+}  // namespace maroon::cpu

@@ -1,0 +1,243 @@
+// One table-driven harness: every elementwise op x dtype x shape class, reductions, matmuls and
+// fused chains, run on the CPU backend for every SIMD target this machine has and 1, 2 and 3
+// threads, compared with the reference executor by memcmp of the result bytes.
+#include <gtest/gtest.h>
+
+#include "maroon/backend.h"
+#include "util.h"
+
+namespace maroon::test {
+namespace {
+
+// Restores the backend settings a test changed.
+struct Settings {
+  Backend b = backend();
+  int t = num_threads();
+  std::string s = simd_target();
+  ~Settings() {
+    set_backend(b);
+    set_num_threads(t);
+    set_simd_target(s);
+  }
+};
+
+int g_runs = 0;
+
+// Builds the graph anew for each backend (realized nodes keep their results) and compares.
+void check(const std::string& what, const std::function<Tensor()>& build) {
+  Settings keep;
+  set_backend(Backend::Ref);
+  const std::vector<uint8_t> want = build().bytes();
+  set_backend(Backend::Cpu);
+  for (const std::string& target : available_simd_targets()) {
+    set_simd_target(target);
+    for (int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      std::vector<uint8_t> got = build().bytes();
+      ++g_runs;
+      if (got.size() != want.size() || std::memcmp(got.data(), want.data(), got.size()) != 0) {
+        size_t i = 0;
+        while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+        ADD_FAILURE() << what << " on " << target << " with " << threads << " threads: first byte "
+                      << i << " of " << want.size() << " differs";
+        return;
+      }
+    }
+  }
+}
+
+// Shape classes: how an operand of the logical shape (R, C) is made from a buffer.
+enum class Cls { Contiguous, Broadcast, Permuted, Padded, Flipped, Shrunk, Zero, One, Large };
+constexpr Cls kClasses[] = {Cls::Contiguous, Cls::Broadcast, Cls::Permuted, Cls::Padded,
+                            Cls::Flipped, Cls::Shrunk, Cls::Zero, Cls::One};
+const char* cls_name(Cls c) {
+  static const char* n[] = {"contiguous", "broadcast", "permuted", "padded", "flipped",
+                            "shrunk", "size0", "size1", "large"};
+  return n[static_cast<int>(c)];
+}
+Shape cls_shape(Cls c) {
+  switch (c) {
+    case Cls::Zero: return {0, 13};
+    case Cls::One: return {1, 1};
+    case Cls::Large: return {3, 24001};
+    default: return {7, 13};
+  }
+}
+
+// An operand of class c and dtype d with random bits (operand k varies the broadcast axis).
+Tensor operand(Cls c, DType d, uint64_t seed, int k) {
+  Gen g(seed);
+  auto data = [&](const Shape& s) {
+    std::vector<uint64_t> v(static_cast<size_t>(numel(s)));
+    for (auto& x : v) x = g.bits(d);
+    return tensor_of_bits(v, s, d);
+  };
+  switch (c) {
+    case Cls::Contiguous: case Cls::Zero: case Cls::One: case Cls::Large: return data(cls_shape(c));
+    case Cls::Broadcast: return k % 2 ? data({7, 1}).expand({7, 13}) : data({1, 13}).expand({7, 13});
+    case Cls::Permuted: return data({13, 7}).permute({1, 0});
+    case Cls::Padded: return data({5, 11}).pad({{1, 1}, {2, 0}});
+    case Cls::Flipped: return data({7, 13}).flip({0, 1});
+    case Cls::Shrunk: return data({9, 15}).shrink({{1, 8}, {2, 15}});
+  }
+  return data({1});
+}
+
+Tensor apply(Op op, const std::vector<Tensor>& x, DType d) {
+  switch (op) {
+    case Op::EXP2: return x[0].exp2();
+    case Op::LOG2: return x[0].log2();
+    case Op::SIN: return x[0].sin();
+    case Op::SQRT: return x[0].sqrt();
+    case Op::RECIPROCAL: return x[0].reciprocal();
+    case Op::TRUNC: return x[0].trunc();
+    case Op::CAST: return x[0].cast(is_float(d) ? DType::Int32 : DType::Float32);
+    case Op::BITCAST: return x[0].bitcast(is_unsigned(d) || is_float(d) ? (bitwidth(d) == 8 ? DType::Int8 : bitwidth(d) == 16 ? DType::Int16 : bitwidth(d) == 32 ? DType::Int32 : DType::Int64) : (bitwidth(d) == 8 ? DType::UInt8 : bitwidth(d) == 16 ? DType::UInt16 : bitwidth(d) == 32 ? DType::Float32 : DType::Float64));
+    case Op::ADD: return add(x[0], x[1]);
+    case Op::MUL: return mul(x[0], x[1]);
+    case Op::MAX: return maximum(x[0], x[1]);
+    case Op::CMPLT: return cmplt(x[0], x[1]);
+    case Op::CMPNE: return cmpne(x[0], x[1]);
+    case Op::CMPEQ: return cmpeq(x[0], x[1]);
+    case Op::POW: return pow(x[0], x[1]);
+    case Op::AND: return bitwise_and(x[0], x[1]);
+    case Op::OR: return bitwise_or(x[0], x[1]);
+    case Op::XOR: return bitwise_xor(x[0], x[1]);
+    case Op::SHL: return shl(x[0], x[1]);
+    case Op::SHR: return shr(x[0], x[1]);
+    case Op::CDIV: return cdiv(x[0], x[1]);
+    case Op::CMOD: return cmod(x[0], x[1]);
+    case Op::FLOORDIV: return floordiv(x[0], x[1]);
+    case Op::FLOORMOD: return floormod(x[0], x[1]);
+    case Op::WHERE: return where(x[0].cast(DType::Bool), x[1], x[2]);
+    case Op::MULACC: return mulacc(x[0], x[1], x[2]);
+    default: throw std::logic_error("backend_ops_test: no builder");
+  }
+}
+
+// Ops whose float results depend on the rounding mode run in all four modes.
+bool mode_matters(Op op) {
+  return op == Op::ADD || op == Op::MUL || op == Op::RECIPROCAL || op == Op::SQRT || op == Op::CAST ||
+         op == Op::MULACC || op == Op::POW || op == Op::EXP2;
+}
+
+TEST(CpuBackend, EveryElementwiseOpDtypeAndShapeClass) {
+  int combos = 0;
+  for (const OpInfo& info : all_ops()) {
+    if (info.kind == OpKind::Movement || info.kind == OpKind::Source || info.kind == OpKind::Reduce) continue;
+    for (DType d : kConcreteDTypes) {
+      if (!op_accepts(info.op, d)) continue;
+      std::vector<Cls> classes(std::begin(kClasses), std::end(kClasses));
+      if (d == DType::Float32 || d == DType::Int32) classes.push_back(Cls::Large);
+      for (Cls c : classes) {
+        std::vector<Round> modes{Round::NearestEven};
+        if (is_float(d) && mode_matters(info.op) && c == Cls::Contiguous)
+          modes = {Round::NearestEven, Round::TowardZero, Round::Up, Round::Down};
+        for (Round r : modes) {
+          std::string what = std::string(info.name) + " " + std::string(dtype_name(d)) + " " +
+                             cls_name(c) + " " + std::string(round_name(r));
+          check(what, [&] {
+            std::vector<Tensor> x;
+            for (int k = 0; k < info.arity; ++k) x.push_back(operand(c, d, 1000 * combos + k, k));
+            RoundingScope scope(r);
+            return apply(info.op, x, d);
+          });
+          ++combos;
+        }
+      }
+    }
+  }
+  EXPECT_GT(combos, 1500);
+  std::printf("elementwise: %d op/dtype/shape/mode combinations x targets x threads = %d runs, all equal\n",
+              combos, g_runs);
+}
+
+TEST(CpuBackend, ReductionsOverEveryAxisSet) {
+  int combos = 0;
+  for (DType d : kConcreteDTypes)
+    for (ReduceOp op : kAllReduceOps)
+      for (Cls c : kClasses)
+        for (std::vector<int64_t> axes : {std::vector<int64_t>{0}, {1}, {0, 1}, {}}) {
+          check(std::string("REDUCE ") + std::string(reduce_op_name(op)) + " " +
+                    std::string(dtype_name(d)) + " " + cls_name(c) + " axes " + shape_str(axes),
+                [&] { return operand(c, d, 77 + combos, 0).reduce(op, axes); });
+          ++combos;
+        }
+  // Long folds, few outputs, each rounding mode; and a fused elementwise source.
+  for (Round r : kAllRounds)
+    for (DType d : {DType::Float32, DType::Float64, DType::Float16})
+      check("long sum " + std::string(dtype_name(d)) + " " + std::string(round_name(r)), [&] {
+        Tensor x = operand(Cls::Large, d, 5, 0);
+        RoundingScope scope(r);
+        return mul(x, x).reduce(ReduceOp::ADD, {1});
+      });
+  EXPECT_EQ(combos, 13 * 3 * 8 * 4);
+}
+
+// Matmuls as the Tensor API writes them: x[M,K,1] * y[1,K,N] summed over K.
+Tensor matmul(const Tensor& x, const Tensor& y) {
+  int64_t M = x.shape()[0], K = x.shape()[1], N = y.shape()[1];
+  return mul(x.reshape({M, K, 1}).expand({M, K, N}), y.reshape({1, K, N}).expand({M, K, N}))
+      .reduce(ReduceOp::ADD, {1})
+      .reshape({M, N});
+}
+
+TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
+  struct Size { int64_t m, k, n; };
+  for (DType d : {DType::Float32, DType::Float64}) {
+    // Sizes cover one and several row/column blocks (96 x 256) and k blocks (256).
+    for (Size s : {Size{1, 1, 1}, Size{7, 13, 5}, Size{33, 65, 17}, Size{100, 300, 130},
+                   Size{20, 10, 300}, Size{5, 600, 3}}) {
+      for (bool transposed : {false, true}) {
+        for (Round r : {Round::NearestEven, Round::Up}) {
+          check("matmul " + std::string(dtype_name(d)) + " " + std::to_string(s.m) + "x" +
+                    std::to_string(s.k) + "x" + std::to_string(s.n) + (transposed ? " x^T" : "") +
+                    " " + std::string(round_name(r)),
+                [&] {
+                  Gen g(s.m * 1000 + s.n);
+                  std::vector<uint64_t> xv(s.m * s.k), yv(s.k * s.n);
+                  sf::Format f = fmt(d);
+                  // Values near 1 with random signs (plus a few specials) keep sums interesting.
+                  for (auto& v : xv) v = g.next() % 50 ? (encode(f, (g.next() % 2049) / 1024.0 - 1)) : g.bits(d);
+                  for (auto& v : yv) v = encode(f, (g.next() % 2049) / 1024.0 - 1);
+                  Tensor x = transposed ? tensor_of_bits(xv, {s.k, s.m}, d).permute({1, 0})
+                                        : tensor_of_bits(xv, {s.m, s.k}, d);
+                  Tensor y = tensor_of_bits(yv, {s.k, s.n}, d);
+                  RoundingScope scope(r);
+                  return matmul(x, y);
+                });
+        }
+      }
+    }
+  }
+  // Batched: [B, M, K] @ [B, K, N].
+  check("batched matmul float32", [] {
+    Gen g(9);
+    std::vector<uint64_t> xv(3 * 40 * 70), yv(3 * 70 * 50);
+    for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    for (auto& v : yv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    Tensor x = tensor_of_bits(xv, {3, 40, 70, 1}, DType::Float32).expand({3, 40, 70, 50});
+    Tensor y = tensor_of_bits(yv, {3, 1, 70, 50}, DType::Float32).expand({3, 40, 70, 50});
+    return mul(x, y).reduce(ReduceOp::ADD, {2});
+  });
+}
+
+TEST(CpuBackend, FusedChains) {
+  for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
+    check("fused chain " + std::string(dtype_name(d)), [&] {
+      Tensor a = operand(Cls::Large, d, 1, 0), b = operand(Cls::Large, d, 2, 1);
+      // relu(a*b + 1) then sqrt of it, a comparison and a select: one kernel, no intermediates.
+      Tensor h = add(mul(a, b), 1.0);
+      Tensor relu = where(cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
+      return where(cmpne(relu, 0.0), relu.sqrt().reciprocal(), maximum(a, b));
+    });
+  }
+  check("chain through a view of a reduction", [] {
+    Tensor a = operand(Cls::Contiguous, DType::Float32, 3, 0);
+    Tensor m = a.reduce(ReduceOp::MAX, {1});  // (7,1)
+    return add(a, mul(m.expand({7, 13}), -1.0)).exp2().reduce(ReduceOp::ADD, {1});  // softmax-like
+  });
+}
+
+}  // namespace
+}  // namespace maroon::test
