@@ -14,22 +14,23 @@ HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Rows of the register tile: 8 where there are 32 vector registers, else 4.
+// Rows of the register tile: 12 where there are 32 vector registers (24 accumulators, two B
+// vectors and a broadcast), else 4.
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
     HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_NEON
-constexpr int kMR = 8;
+constexpr int kMR = 12;
 #else
 constexpr int kMR = 4;
 #endif
 #undef MAROON_ROWS4
-#undef MAROON_ROWS8
+#undef MAROON_ROWS12
 
 #undef MAROON_ROWS
 #define MAROON_ROWS4(X) X(0) X(1) X(2) X(3)
-#define MAROON_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define MAROON_ROWS12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
     HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_NEON
-#define MAROON_ROWS MAROON_ROWS8
+#define MAROON_ROWS MAROON_ROWS12
 #else
 #define MAROON_ROWS MAROON_ROWS4
 #endif
@@ -66,41 +67,58 @@ HWY_NOINLINE void Micro(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int 
 #undef MAROON_STORE
 }
 
+// Packs every A panel ([k][kMR], rows past M zero) and every B panel ([k][NR], columns past N
+// zero) of batch b once; all tasks of the batch share them.
 template <class T>
-void Block(const GemmArgs& g, int64_t task) {
+void Pack(const GemmArgs& g, int64_t b, T* apack, T* bpack) {
+  const hn::ScalableTag<T> d;
+  const int64_t NR = 2 * static_cast<int64_t>(hn::Lanes(d));
+  const T* A = static_cast<const T*>(g.A);
+  const T* B = static_cast<const T*>(g.B);
+  const int64_t ba = g.batchA[b], bb = g.batchB[b];
+  const int64_t mp = (g.M + kMR - 1) / kMR, np = (g.N + NR - 1) / NR;
+  for (int64_t p = 0; p < mp; ++p)
+    for (int r = 0; r < kMR; ++r) {
+      const int64_t i = p * kMR + r;
+      T* dst = apack + p * g.K * kMR + r;
+      if (i >= g.M) { for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = T(0); continue; }
+      const T* src = A + ba + g.rowA[i];
+      for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = src[g.sAk * k];
+    }
+  for (int64_t p = 0; p < np; ++p)
+    for (int64_t k = 0; k < g.K; ++k) {
+      T* dst = bpack + (p * g.K + k) * NR;
+      const T* src = B + bb + g.sBk * k;
+      for (int64_t jj = 0; jj < NR; ++jj) {
+        const int64_t j = p * NR + jj;
+        dst[jj] = j < g.N ? src[g.colB[j]] : T(0);
+      }
+    }
+}
+
+// One task: rows [i0, i0+MC) x columns [j0, j0+NC) of batch b, k blocked by KC (the running
+// sums are stored and reloaded exactly, so blocking changes no bit).
+template <class T>
+void Block(const GemmArgs& g, const T* apack, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
   const int64_t NR = 2 * static_cast<int64_t>(hn::Lanes(d));
   const int64_t per_batch = g.tasks_m * g.tasks_n;
   const int64_t b = task / per_batch, im = (task % per_batch) / g.tasks_n, jn = task % g.tasks_n;
   const int64_t i0 = im * kGemmMC, j0 = jn * kGemmNC;
   const int64_t mc = std::min<int64_t>(kGemmMC, g.M - i0), nc = std::min<int64_t>(kGemmNC, g.N - j0);
-  const int64_t mp = (mc + kMR - 1) / kMR, np = (nc + NR - 1) / NR;  // panels
-  const T* A = static_cast<const T*>(g.A);
-  const T* B = static_cast<const T*>(g.B);
+  const int64_t mp = (mc + kMR - 1) / kMR, np = (nc + NR - 1) / NR;
   const int64_t ldc = np * NR;
-  thread_local std::vector<T> ctile, apack, bpack;
+  thread_local std::vector<T> ctile;
   ctile.assign(static_cast<size_t>(mp * kMR * ldc), T(0));  // +0: the fold's identity
-  apack.resize(static_cast<size_t>(mp * kMR * kGemmKC));
-  bpack.resize(static_cast<size_t>(np * NR * kGemmKC));
-  const int64_t ba = g.batchA[b], bb = g.batchB[b];
   for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
     const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
-    for (int64_t p = 0; p < np; ++p)  // B panels: [k][NR], zero past N
-      for (int k = 0; k < kc; ++k)
-        for (int64_t jj = 0; jj < NR; ++jj) {
-          int64_t j = j0 + p * NR + jj;
-          bpack[(p * kGemmKC + k) * NR + jj] = j < j0 + nc ? B[bb + g.colB[j] + g.sBk * (k0 + k)] : T(0);
-        }
-    for (int64_t p = 0; p < mp; ++p)  // A panels: [k][kMR], zero past M
-      for (int k = 0; k < kc; ++k)
-        for (int r = 0; r < kMR; ++r) {
-          int64_t i = i0 + p * kMR + r;
-          apack[(p * kGemmKC + k) * kMR + r] = i < i0 + mc ? A[ba + g.rowA[i] + g.sAk * (k0 + k)] : T(0);
-        }
-    for (int64_t pi = 0; pi < mp; ++pi)
-      for (int64_t pj = 0; pj < np; ++pj)
-        Micro<T>(apack.data() + pi * kGemmKC * kMR, bpack.data() + pj * kGemmKC * NR, kc,
-                 ctile.data() + pi * kMR * ldc + pj * NR, static_cast<size_t>(ldc));
+    for (int64_t pi = 0; pi < mp; ++pi) {
+      const T* ap = apack + ((i0 / kMR + pi) * g.K + k0) * kMR;
+      for (int64_t pj = 0; pj < np; ++pj) {
+        const T* bp = bpack + ((j0 / NR + pj) * g.K + k0) * NR;
+        Micro<T>(ap, bp, kc, ctile.data() + pi * kMR * ldc + pj * NR, static_cast<size_t>(ldc));
+      }
+    }
   }
   T* C = static_cast<T*>(g.C);
   const int64_t bc = g.batchC[b];
@@ -112,19 +130,51 @@ void Block(const GemmArgs& g, int64_t task) {
     }
 }
 
-void GemmF32(const GemmArgs& g, int64_t task) { Block<float>(g, task); }
-void GemmF64(const GemmArgs& g, int64_t task) { Block<double>(g, task); }
+template <class T>
+void PanelSizes(int64_t* mr, int64_t* nr) {
+  const hn::ScalableTag<T> d;
+  *mr = kMR;
+  *nr = 2 * static_cast<int64_t>(hn::Lanes(d));
+}
+
+void PackF32(const GemmArgs& g, int64_t b, void* ap, void* bp) {
+  Pack<float>(g, b, static_cast<float*>(ap), static_cast<float*>(bp));
+}
+void PackF64(const GemmArgs& g, int64_t b, void* ap, void* bp) {
+  Pack<double>(g, b, static_cast<double*>(ap), static_cast<double*>(bp));
+}
+void BlockF32(const GemmArgs& g, const void* ap, const void* bp, int64_t t) {
+  Block<float>(g, static_cast<const float*>(ap), static_cast<const float*>(bp), t);
+}
+void BlockF64(const GemmArgs& g, const void* ap, const void* bp, int64_t t) {
+  Block<double>(g, static_cast<const double*>(ap), static_cast<const double*>(bp), t);
+}
+void SizesF32(int64_t* mr, int64_t* nr) { PanelSizes<float>(mr, nr); }
+void SizesF64(int64_t* mr, int64_t* nr) { PanelSizes<double>(mr, nr); }
 
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace maroon::cpu {
-HWY_EXPORT(GemmF32);
-HWY_EXPORT(GemmF64);
-void gemm_task(DType d, const GemmArgs& g, int64_t task) {
-  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(GemmF32)(g, task);
-  else HWY_DYNAMIC_DISPATCH(GemmF64)(g, task);
+HWY_EXPORT(PackF32);
+HWY_EXPORT(PackF64);
+HWY_EXPORT(BlockF32);
+HWY_EXPORT(BlockF64);
+HWY_EXPORT(SizesF32);
+HWY_EXPORT(SizesF64);
+
+void gemm_panel_sizes(DType d, int64_t* mr, int64_t* nr) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(SizesF32)(mr, nr);
+  else HWY_DYNAMIC_DISPATCH(SizesF64)(mr, nr);
+}
+void gemm_pack(DType d, const GemmArgs& g, int64_t b, void* ap, void* bp) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(PackF32)(g, b, ap, bp);
+  else HWY_DYNAMIC_DISPATCH(PackF64)(g, b, ap, bp);
+}
+void gemm_task(DType d, const GemmArgs& g, const void* ap, const void* bp, int64_t task) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, ap, bp, task);
+  else HWY_DYNAMIC_DISPATCH(BlockF64)(g, ap, bp, task);
 }
 }  // namespace maroon::cpu
 #endif

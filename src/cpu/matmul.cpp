@@ -68,11 +68,20 @@ bool try_matmul(Node& out) {
              batchA.data(), batchB.data(), batchC.data(),
              (M + kGemmMC - 1) / kGemmMC, (N + kGemmNC - 1) / kGemmNC};
   const DType d = out.dtype;
-  parallel_for(NB * g.tasks_m * g.tasks_n, [&](int64_t t) {
-    if (out.rnd != Round::NearestEven) set_hw_round(out.rnd);
-    gemm_task(d, g, t);
-    if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
-  }, Round::NearestEven);
+  int64_t mr, nr;
+  gemm_panel_sizes(d, &mr, &nr);
+  const size_t sz = itemsize(d);
+  std::vector<uint64_t> apack(((M + mr - 1) / mr * mr * K * sz + 7) / 8);
+  std::vector<uint64_t> bpack(((N + nr - 1) / nr * nr * K * sz + 7) / 8);
+  const int64_t per_batch = g.tasks_m * g.tasks_n;
+  for (int64_t b = 0; b < NB; ++b) {
+    gemm_pack(d, g, b, apack.data(), bpack.data());
+    parallel_for(per_batch, [&](int64_t t) {
+      if (out.rnd != Round::NearestEven) set_hw_round(out.rnd);
+      gemm_task(d, g, apack.data(), bpack.data(), b * per_batch + t);
+      if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+    }, Round::NearestEven);
+  }
   out.buffer = buf;
   out.view = ShapeTracker::contiguous(out.shape);
   return true;

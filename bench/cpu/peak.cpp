@@ -1,0 +1,49 @@
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "peak.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <chrono>
+
+HWY_BEFORE_NAMESPACE();
+namespace maroon::bench::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// 16 independent accumulators: enough to hide the add latency on every x86 we know.
+template <class T>
+double Peak() {
+  const hn::ScalableTag<T> d;
+  auto a0 = hn::Set(d, T(0)), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  auto a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+  // a = a*x + y with separate roundings: nothing the compiler can hoist, 16 chains in flight.
+  const auto x = hn::Set(d, T(0.9999999)), y = hn::Set(d, T(1e-7));
+  const long iters = 20'000'000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < iters; ++i) {
+#define STEP(a) a = hn::Add(hn::Mul(a, x), y);
+    STEP(a0) STEP(a1) STEP(a2) STEP(a3) STEP(a4) STEP(a5) STEP(a6) STEP(a7)
+    STEP(a8) STEP(a9) STEP(a10) STEP(a11) STEP(a12) STEP(a13) STEP(a14) STEP(a15)
+#undef STEP
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto sum = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)));
+  sum = hn::Add(sum, hn::Add(hn::Add(hn::Add(a8, a9), hn::Add(a10, a11)), hn::Add(hn::Add(a12, a13), hn::Add(a14, a15))));
+  volatile T sink = hn::GetLane(sum);
+  (void)sink;
+  return 2.0 * 16 * iters * hn::Lanes(d) / s / 1e9;
+}
+double PeakF() { return Peak<float>(); }
+double PeakD() { return Peak<double>(); }
+
+}  // namespace maroon::bench::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "peak.h"
+namespace maroon::bench {
+HWY_EXPORT(PeakF);
+HWY_EXPORT(PeakD);
+template <> double peak_mul_add_gflops<float>() { return HWY_DYNAMIC_DISPATCH(PeakF)(); }
+template <> double peak_mul_add_gflops<double>() { return HWY_DYNAMIC_DISPATCH(PeakD)(); }
+}  // namespace maroon::bench
+#endif
