@@ -161,8 +161,16 @@ ShapeTracker ShapeTracker::flip(const std::vector<int64_t>& axes) const {
 }
 
 int64_t ShapeTracker::index(const int64_t* idx) const {
-  // Walk from the visible view down; each lower view reads the one above as row-major.
-  std::vector<int64_t> cur(idx, idx + views_.back().shape.size());
+  // Walk from the visible view down; each lower view reads the one above as row-major. Ranks
+  // are small, so the coordinates live on the stack unless a view is unusually wide.
+  constexpr size_t kStack = 16;
+  int64_t stack_buf[kStack];
+  std::vector<int64_t> heap;
+  size_t widest = 0;
+  for (const View& v : views_) widest = std::max(widest, v.shape.size());
+  int64_t* cur = stack_buf;
+  if (widest > kStack) { heap.resize(widest); cur = heap.data(); }
+  std::copy(idx, idx + views_.back().shape.size(), cur);
   for (size_t k = views_.size(); k-- > 0;) {
     const View& v = views_[k];
     int64_t lin = v.offset;
@@ -172,7 +180,6 @@ int64_t ShapeTracker::index(const int64_t* idx) const {
     }
     if (k == 0) return lin;
     const Shape& below = views_[k - 1].shape;
-    cur.assign(below.size(), 0);
     for (size_t i = below.size(); i-- > 0;) {
       cur[i] = below[i] ? lin % below[i] : 0;
       lin = below[i] ? lin / below[i] : 0;

@@ -250,6 +250,13 @@ void run_reduce(Node& out) {
         p = out.shape[k] ? p / out.shape[k] : 0;
       }
     }
+    // Affine leaves split their index into an output part (per task) and a reduce part.
+    std::vector<std::vector<int64_t>> base(maps.size());
+    for (size_t l = 0; l < maps.size(); ++l) {
+      if (!maps[l].affine) continue;
+      base[l].resize(no);
+      for (int t = 0; t < no; ++t) base[l][t] = maps[l].index(&oc[t * nd]);
+    }
     std::vector<uint64_t> acc_store(kTile + kTilePad, 0);
     uint8_t* acc = reinterpret_cast<uint8_t*>(acc_store.data());
     for (int t = 0; t < no; ++t) std::memcpy(acc + t * sz, &identity, sz);
@@ -264,6 +271,14 @@ void run_reduce(Node& out) {
       }
       for (size_t l = 0; l < maps.size(); ++l) {
         int64_t* ix = idx[l].data();
+        if (maps[l].affine) {
+          for (int j = 0; j < nr; ++j) {
+            int64_t rp = 0;
+            for (size_t k = 0; k < nd; ++k) rp += rcs[j * nd + k] * maps[l].strides[k];
+            for (int t = 0; t < no; ++t) ix[j * no + t] = base[l][t] + rp;
+          }
+          continue;
+        }
         for (int j = 0; j < nr; ++j)
           for (int t = 0; t < no; ++t) {
             for (size_t k = 0; k < nd; ++k) full[k] = oc[t * nd + k] + rcs[j * nd + k];
