@@ -7,6 +7,60 @@
 
 namespace maroon::cpu {
 
+namespace {
+
+// A matmul operand as strided memory. A view that strides cannot express (pool windows, padding:
+// what conv2d builds) is first copied out densely, with its broadcast (stride-0) axes kept as
+// stride 0 so the copy is no larger than the data it reads: that copy is im2col.
+struct Operand {
+  const void* data = nullptr;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+  std::shared_ptr<Buffer> dense;  // owns the copy, if one was made
+};
+
+constexpr int64_t kMaxDenseElements = int64_t{1} << 26;
+
+Operand operand(const Node& leaf) {
+  Operand o;
+  LeafMap m(&leaf);
+  if (m.affine) {
+    o.data = leaf.buffer->bytes();
+    o.strides = m.strides;
+    o.offset = m.offset;
+    return o;
+  }
+  const View& top = leaf.view.views().back();
+  const Shape& s = leaf.shape;
+  Shape dense_shape = s;
+  for (size_t d = 0; d < s.size(); ++d) {
+    bool full_mask = !top.has_mask() || (top.mask[d].first == 0 && top.mask[d].second == s[d]);
+    if (top.strides[d] == 0 && full_mask) dense_shape[d] = 1;
+  }
+  const int64_t n = numel(dense_shape);
+  if (n > kMaxDenseElements) return o;
+  o.dense = std::make_shared<Buffer>(leaf.dtype, n);
+  std::vector<int64_t> c(s.size(), 0), idx(static_cast<size_t>(std::min<int64_t>(n, kTile)));
+  for (int64_t p0 = 0; p0 < n; p0 += kTile) {
+    const int cnt = static_cast<int>(std::min<int64_t>(kTile, n - p0));
+    for (int i = 0; i < cnt; ++i) {
+      idx[i] = leaf.view.index(c.data());
+      for (size_t d = s.size(); d-- > 0;) { if (++c[d] < dense_shape[d]) break; c[d] = 0; }
+    }
+    gather(*leaf.buffer, idx.data(), cnt, o.dense->bytes() + p0 * itemsize(leaf.dtype));
+  }
+  o.data = o.dense->bytes();
+  o.strides.assign(s.size(), 0);
+  int64_t acc = 1;
+  for (size_t d = s.size(); d-- > 0;) {
+    if (dense_shape[d] != 1) o.strides[d] = acc;
+    acc *= dense_shape[d];
+  }
+  return o;
+}
+
+}  // namespace
+
 bool try_matmul(Node& out) {
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.size() != 1) return false;
   const Node& mul = *out.src[0];
@@ -16,8 +70,8 @@ bool try_matmul(Node& out) {
   const Node& x = *mul.src[0];
   const Node& y = *mul.src[1];
   if (!x.realized || !y.realized) return false;
-  LeafMap mx(&x), my(&y);
-  if (!mx.affine || !my.affine) return false;
+  Operand mx = operand(x), my = operand(y);
+  if (!mx.data || !my.data) return false;
 
   const Shape& s = mul.shape;
   const int64_t kax = out.arg.ints[0];
@@ -63,7 +117,7 @@ bool try_matmul(Node& out) {
   for (auto& v : batchB) v += my.offset;
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
-  GemmArgs g{x.buffer->bytes(), y.buffer->bytes(), buf->bytes(), M, N, K,
+  GemmArgs g{mx.data, my.data, buf->bytes(), M, N, K,
              mx.strides[kax], my.strides[kax], rowA.data(), colB.data(), rowC.data(), colC.data(),
              batchA.data(), batchB.data(), batchC.data(),
              (M + kGemmMC - 1) / kGemmMC, (N + kGemmNC - 1) / kGemmNC};

@@ -210,6 +210,18 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
       }
     }
   }
+  // An operand no single strided view expresses (padding, then a reshape: two views), as conv2d's
+  // windows are: the kernel copies it out densely first.
+  for (DType d : {DType::Float32, DType::Float64}) {
+    check("matmul with a padded, reshaped operand " + std::string(dtype_name(d)), [&] {
+      Gen g(4);
+      std::vector<uint64_t> xv(40 * 36), yv(36 * 70);
+      for (auto& v : xv) v = encode(fmt(d), (g.next() % 2049) / 1024.0 - 1);
+      for (auto& v : yv) v = encode(fmt(d), (g.next() % 2049) / 1024.0 - 1);
+      Tensor x = tensor_of_bits(xv, {40, 36}, d).pad({{2, 2}, {0, 0}}).reshape({44 * 36}).reshape({44, 36});
+      return matmul(x, tensor_of_bits(yv, {36, 70}, d));
+    });
+  }
   // Batched: [B, M, K] @ [B, K, N].
   check("batched matmul float32", [] {
     Gen g(9);
