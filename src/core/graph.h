@@ -2,7 +2,9 @@
 // realize(); a realized node holds a buffer and the view through which it reads that buffer.
 #pragma once
 #include <cstdint>
+#include <algorithm>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "core/ops.h"
@@ -12,19 +14,28 @@
 
 namespace maroon {
 
-// Raw little-endian elements, 8-byte aligned.
+// Raw little-endian elements, 64-byte aligned, with 64 bytes of slack for SIMD tails. Not
+// zeroed: every producer writes every element. Memory comes from a cache of freed blocks
+// (buffer.cpp): fresh pages cost a fault each, which on some machines is more than the kernel
+// that fills them.
 struct Buffer {
   DType dtype;
   int64_t count;
-  std::vector<uint64_t> words;
 
-  Buffer(DType d, int64_t n) : dtype(d), count(n), words((n * itemsize(d) + 7) / 8) {}
-  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(words.data()); }
-  const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(words.data()); }
+  Buffer(DType d, int64_t n);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  uint8_t* bytes() { return mem_; }
+  const uint8_t* bytes() const { return mem_; }
   size_t nbytes() const { return static_cast<size_t>(count) * itemsize(dtype); }
   // Element i's bits, zero-extended.
   uint64_t load(int64_t i) const;
   void store(int64_t i, uint64_t bits);
+
+ private:
+  uint8_t* mem_;
+  size_t capacity_;
 };
 
 struct Arg {

@@ -141,16 +141,26 @@ TileEval::TileEval(const Program& p) : prog_(p) {
   values_.resize(p.num_values(), std::vector<uint64_t>(kTile + kTilePad, 0));
 }
 
-const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n) {
+const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
+                           const std::vector<const void*>* direct) {
   const int L = static_cast<int>(prog_.leaves.size());
-  for (int l = 0; l < L; ++l) gather(*prog_.leaves[l]->buffer, idx[l], n, values_[l].data());
+  std::vector<const void*> ptr(prog_.num_values());
+  for (int l = 0; l < L; ++l) {
+    if (direct && (*direct)[l]) {
+      ptr[l] = (*direct)[l];
+    } else {
+      gather(*prog_.leaves[l]->buffer, idx[l], n, values_[l].data());
+      ptr[l] = values_[l].data();
+    }
+  }
   for (size_t i = 0; i < prog_.code.size(); ++i) {
     const Instr& ins = prog_.code[i];
     const void* srcs[3] = {nullptr, nullptr, nullptr};
-    for (int k = 0; k < ins.nsrc; ++k) srcs[k] = values_[ins.src[k]].data();
+    for (int k = 0; k < ins.nsrc; ++k) srcs[k] = ptr[ins.src[k]];
     exec_instr(ins, srcs, values_[L + i].data(), n);
+    ptr[L + i] = values_[L + i].data();
   }
-  return values_[prog_.result].data();
+  return ptr[prog_.result];
 }
 
 // ---- elementwise kernels ----
@@ -189,6 +199,13 @@ void run_elementwise(Node& out) {
   std::vector<LeafMap> maps;
   for (const Node* l : prog.leaves) maps.emplace_back(l);
   const int64_t total = numel(out.shape);
+  std::vector<bool> contiguous, scalar;
+  for (size_t l = 0; l < maps.size(); ++l) {
+    contiguous.push_back(prog.leaves[l]->view.is_contiguous());
+    bool all_zero = maps[l].affine;  // a broadcast scalar: every position reads one element
+    for (int64_t st : maps[l].strides) all_zero = all_zero && st == 0;
+    scalar.push_back(all_zero);
+  }
   auto buf = std::make_shared<Buffer>(out.dtype, total);
   const size_t osz = itemsize(out.dtype);
   const int64_t tiles = (total + kTile - 1) / kTile;
@@ -199,11 +216,30 @@ void run_elementwise(Node& out) {
     std::vector<std::vector<int64_t>> idx(maps.size(), std::vector<int64_t>(kTile));
     std::vector<const int64_t*> ptrs;
     for (auto& v : idx) ptrs.push_back(v.data());
+    // Broadcast scalars are expanded into a tile once per task.
+    std::vector<std::vector<uint64_t>> splat(maps.size());
+    std::vector<const void*> direct(maps.size(), nullptr);
+    for (size_t l = 0; l < maps.size(); ++l) {
+      if (!scalar[l]) continue;
+      splat[l].resize(kTile + kTilePad);
+      std::vector<int64_t> same(kTile + kTilePad, maps[l].offset);
+      gather(*prog.leaves[l]->buffer, same.data(), kTile + kTilePad, splat[l].data());
+    }
     for (int64_t t = task * kTilesPerTask; t < std::min(tiles, (task + 1) * kTilesPerTask); ++t) {
       int64_t p0 = t * kTile;
       int n = static_cast<int>(std::min<int64_t>(kTile, total - p0));
-      for (size_t l = 0; l < maps.size(); ++l) flat_indices(maps[l], out.shape, p0, n, idx[l].data());
-      const void* r = ev.eval(ptrs, n);
+      // Contiguous leaves are read in place when the SIMD slack past n stays inside the buffer.
+      for (size_t l = 0; l < maps.size(); ++l) {
+        const Node* leaf = prog.leaves[l];
+        direct[l] = nullptr;
+        if (scalar[l])
+          direct[l] = splat[l].data();
+        else if (contiguous[l] && p0 + n + kTilePad <= leaf->buffer->count)
+          direct[l] = leaf->buffer->bytes() + p0 * itemsize(leaf->dtype);
+        else
+          flat_indices(maps[l], out.shape, p0, n, idx[l].data());
+      }
+      const void* r = ev.eval(ptrs, n, &direct);
       std::memcpy(buf->bytes() + p0 * osz, r, n * osz);
     }
   }, Round::NearestEven);

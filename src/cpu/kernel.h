@@ -47,7 +47,9 @@ struct LeafMap {
 class TileEval {
  public:
   explicit TileEval(const Program& p);
-  const void* eval(const std::vector<const int64_t*>& idx, int n);
+  // direct[l], if not null, points at leaf l's n elements in memory (read in place, no gather).
+  const void* eval(const std::vector<const int64_t*>& idx, int n,
+                   const std::vector<const void*>* direct = nullptr);
   const Program& program() const { return prog_; }
 
  private:

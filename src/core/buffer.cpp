@@ -1,0 +1,71 @@
+// Buffer memory: a small cache of freed blocks by size class, so that the buffers of one
+// training step are the pages of the previous one instead of newly faulted ones.
+#include <map>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace maroon {
+
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr size_t kMaxCached = size_t{2} << 30;  // bytes kept for reuse at most
+
+// Size classes: 8 per power of two (at most 12.5% slack), 64-byte granularity below that.
+size_t size_class(size_t bytes) {
+  if (bytes <= 4096) return (bytes + 63) / 64 * 64;
+  size_t top = size_t{1} << (63 - __builtin_clzll(bytes));
+  size_t step = top / 8;
+  return (bytes + step - 1) / step * step;
+}
+
+class Cache {
+ public:
+  static Cache& get() {
+    static Cache* c = new Cache;  // never destroyed: buffers may outlive static destructors
+    return *c;
+  }
+  uint8_t* take(size_t cls) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = free_.find(cls);
+      if (it != free_.end() && !it->second.empty()) {
+        uint8_t* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= cls;
+        return p;
+      }
+    }
+    return static_cast<uint8_t*>(::operator new(cls, std::align_val_t{kAlign}));
+  }
+  void give(uint8_t* p, size_t cls) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (cached_ + cls <= kMaxCached) {
+        free_[cls].push_back(p);
+        cached_ += cls;
+        return;
+      }
+    }
+    ::operator delete(p, std::align_val_t{kAlign});
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<size_t, std::vector<uint8_t*>> free_;
+  size_t cached_ = 0;
+};
+
+}  // namespace
+
+Buffer::Buffer(DType d, int64_t n)
+    : dtype(d), count(n), capacity_(size_class(static_cast<size_t>(n) * itemsize(d) + kAlign)) {
+  mem_ = Cache::get().take(capacity_);
+}
+
+Buffer::~Buffer() { Cache::get().give(mem_, capacity_); }
+
+}  // namespace maroon
