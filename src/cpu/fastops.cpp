@@ -82,8 +82,11 @@ MAROON_FLOAT_KERNELS(F64, double)
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "cpu/fastops.h"
 #include "maroon/backend.h"
@@ -170,6 +173,79 @@ void int_max(const void* pa, const void* pb, const void*, void* po, int n) {
   for (int i = 0; i < n; ++i) o[i] = a[i] < b[i] ? b[i] : a[i];
 }
 
+template <class T, class F>
+void int_bitwise(const void* pa, const void* pb, void* po, int n, F f) {
+  const T* a = static_cast<const T*>(pa);
+  const T* b = static_cast<const T*>(pb);
+  T* o = static_cast<T*>(po);
+  for (int i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+template <class T> void int_and(const void* a, const void* b, const void*, void* o, int n) {
+  int_bitwise<T>(a, b, o, n, [](T x, T y) { return static_cast<T>(x & y); });
+}
+template <class T> void int_or(const void* a, const void* b, const void*, void* o, int n) {
+  int_bitwise<T>(a, b, o, n, [](T x, T y) { return static_cast<T>(x | y); });
+}
+template <class T> void int_xor(const void* a, const void* b, const void*, void* o, int n) {
+  int_bitwise<T>(a, b, o, n, [](T x, T y) { return static_cast<T>(x ^ y); });
+}
+// Shifts by a count of the same dtype: counts outside [0, width) shift every bit out (spec §8).
+template <class T> void int_shl(const void* a, const void* b, const void*, void* o, int n) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int w = sizeof(T) * 8;
+  int_bitwise<T>(a, b, o, n, [](T x, T c) {
+    bool out = std::is_signed_v<T> ? (c < 0 || c >= w) : static_cast<U>(c) >= static_cast<U>(w);
+    return out ? T(0) : static_cast<T>(static_cast<U>(x) << c);
+  });
+}
+template <class T> void int_shr(const void* a, const void* b, const void*, void* o, int n) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int w = sizeof(T) * 8;
+  int_bitwise<T>(a, b, o, n, [](T x, T c) {
+    bool out = std::is_signed_v<T> ? (c < 0 || c >= w) : static_cast<U>(c) >= static_cast<U>(w);
+    if (out) return std::is_signed_v<T> && x < 0 ? T(-1) : T(0);
+    return static_cast<T>(x >> c);  // arithmetic for signed (C++20), logical for unsigned
+  });
+}
+template <size_t S>
+void copy_bits(const void* a, const void*, const void*, void* o, int n) {  // BITCAST
+  std::memcpy(o, a, static_cast<size_t>(n) * S);
+}
+// Bool results and operands are bytes holding 0 or 1.
+void bool_and(const void* a, const void* b, const void*, void* o, int n) { int_and<uint8_t>(a, b, nullptr, o, n); }
+void bool_or(const void* a, const void* b, const void*, void* o, int n) { int_or<uint8_t>(a, b, nullptr, o, n); }
+void bool_xor(const void* a, const void* b, const void*, void* o, int n) { int_xor<uint8_t>(a, b, nullptr, o, n); }
+void bool_eq(const void* pa, const void* pb, const void*, void* po, int n) {
+  const uint8_t* a = static_cast<const uint8_t*>(pa);
+  const uint8_t* b = static_cast<const uint8_t*>(pb);
+  uint8_t* o = static_cast<uint8_t*>(po);
+  for (int i = 0; i < n; ++i) o[i] = a[i] == b[i];
+}
+void bool_lt(const void* pa, const void* pb, const void*, void* po, int n) {
+  const uint8_t* a = static_cast<const uint8_t*>(pa);
+  const uint8_t* b = static_cast<const uint8_t*>(pb);
+  uint8_t* o = static_cast<uint8_t*>(po);
+  for (int i = 0; i < n; ++i) o[i] = !a[i] && b[i];
+}
+template <class To>
+void from_bool(const void* pa, const void*, const void*, void* po, int n) {
+  const uint8_t* a = static_cast<const uint8_t*>(pa);
+  To* o = static_cast<To*>(po);
+  for (int i = 0; i < n; ++i) o[i] = a[i] ? To(1) : To(0);
+}
+// float -> int32: truncate, NaN -> 0, saturate (spec §6). Compared in double, where both
+// bounds and every float32 are exact.
+template <class From>
+void to_int32(const void* pa, const void*, const void*, void* po, int n) {
+  const From* a = static_cast<const From*>(pa);
+  int32_t* o = static_cast<int32_t*>(po);
+  for (int i = 0; i < n; ++i) {
+    double x = static_cast<double>(a[i]);
+    o[i] = x != x ? 0 : x <= -2147483648.0 ? INT32_MIN : x >= 2147483647.0 ? INT32_MAX
+                                                                              : static_cast<int32_t>(x);
+  }
+}
+
 struct Lt { template <class T> bool operator()(T a, T b) const { return a < b; } };
 struct Ne { template <class T> bool operator()(T a, T b) const { return a != b; } };
 struct Eq { template <class T> bool operator()(T a, T b) const { return a == b; } };
@@ -184,6 +260,11 @@ FastFn int_op(Op op) {
     case Op::CMPNE: return compare<T, Ne>;
     case Op::CMPEQ: return compare<T, Eq>;
     case Op::WHERE: return where<T>;
+    case Op::AND: return int_and<T>;
+    case Op::OR: return int_or<T>;
+    case Op::XOR: return int_xor<T>;
+    case Op::SHL: return int_shl<T>;
+    case Op::SHR: return int_shr<T>;
     default: return nullptr;
   }
 }
@@ -200,12 +281,36 @@ FastFn cast_from(DType to) {
 }  // namespace
 
 FastFn fast_op(Op op, DType in, DType out) {
+  if (op == Op::BITCAST) {
+    switch (itemsize(in)) {
+      case 2: return copy_bits<2>;
+      case 4: return copy_bits<4>;
+      case 8: return copy_bits<8>;
+      default: return copy_bits<1>;
+    }
+  }
   if (op == Op::CAST) {
     // Hardware conversions: float<->double and int32->float round per MXCSR exactly as IEEE.
     if (in == DType::Float32 && out == DType::Float64) return cast_from<float>(out);
     if (in == DType::Float64 && out == DType::Float32) return cast_from<double>(out);
     if (in == DType::Int32) return cast_from<int32_t>(out);
+    if (in == DType::Bool && out == DType::Float32) return from_bool<float>;
+    if (in == DType::Bool && out == DType::Float64) return from_bool<double>;
+    if (in == DType::Bool && out == DType::Int32) return from_bool<int32_t>;
+    if (out == DType::Int32 && in == DType::Float32) return to_int32<float>;
+    if (out == DType::Int32 && in == DType::Float64) return to_int32<double>;
     return nullptr;
+  }
+  if (in == DType::Bool) {
+    switch (op) {
+      case Op::ADD: case Op::MAX: case Op::OR: return bool_or;
+      case Op::MUL: case Op::AND: return bool_and;
+      case Op::XOR: case Op::CMPNE: return bool_xor;
+      case Op::CMPEQ: return bool_eq;
+      case Op::CMPLT: return bool_lt;
+      case Op::WHERE: return where<uint8_t>;
+      default: return nullptr;
+    }
   }
   if (in == DType::Float32 || in == DType::Float64) {
     const bool f = in == DType::Float32;
@@ -225,8 +330,12 @@ FastFn fast_op(Op op, DType in, DType out) {
   switch (in) {
     case DType::Int32: return int_op<int32_t>(op);
     case DType::Int64: return int_op<int64_t>(op);
+    case DType::Int8: return int_op<int8_t>(op);
     case DType::UInt8: return int_op<uint8_t>(op);
+    case DType::Int16: return int_op<int16_t>(op);
+    case DType::UInt16: return int_op<uint16_t>(op);
     case DType::UInt32: return int_op<uint32_t>(op);
+    case DType::UInt64: return int_op<uint64_t>(op);
     default: return nullptr;
   }
 }

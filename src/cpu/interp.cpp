@@ -1,6 +1,9 @@
 // The tile interpreter: gathers leaves through their views, runs the fused DAG a tile at a time
 // (SIMD where fastops has the op, src/ref's scalar meaning otherwise) and writes the result.
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <cstring>
 #include <unordered_map>
 
@@ -126,6 +129,11 @@ void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
     return;
   }
   // src/ref's meaning, one element at a time (it never uses the FPU's rounding mode).
+  static const bool report = std::getenv("MAROON_REPORT_SLOW_OPS") != nullptr;
+  if (report)
+    std::fprintf(stderr, "maroon: scalar path for %s %s -> %s (%d elements)\n",
+                 std::string(op_name(ins.op)).c_str(), std::string(dtype_name(ins.in)).c_str(),
+                 std::string(dtype_name(ins.out)).c_str(), n);
   size_t sz[3] = {0, 0, 0};
   for (int k = 0; k < ins.nsrc; ++k)
     sz[k] = itemsize(ins.op == Op::WHERE && k == 0 ? DType::Bool : ins.in);
