@@ -9,6 +9,8 @@ MAROON_APT_PACKAGES=(
   libhwy-dev                            # Highway: SIMD with runtime dispatch (src/cpu)
   libsleef-dev                          # a peer in bench/math (built only when present)
   python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
+  python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
+  pybind11-dev                          # the maroon Python package's bindings
 )
 
 missing=()

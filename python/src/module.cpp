@@ -1,0 +1,177 @@
+// Python bindings (pybind11) over the C++ API: no second implementation in Python. Python's
+// conventions are mapped here: scalars are weak, numpy arrays come in and go out as one copy of
+// the bytes, and Maroon's exceptions become ValueError, TypeError and IndexError.
+#include <pybind11/numpy.h>
+#include <pybind11/operators.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "maroon/backend.h"
+#include "maroon/maroon.h"
+
+namespace py = pybind11;
+using namespace maroon;
+
+namespace {
+
+// The numpy dtype holding a Maroon dtype's elements (bfloat16 has none: it leaves as float32).
+py::dtype numpy_dtype(DType d) {
+  switch (d) {
+    case DType::Bool: return py::dtype("bool");
+    case DType::Int8: return py::dtype("int8");
+    case DType::UInt8: return py::dtype("uint8");
+    case DType::Int16: return py::dtype("int16");
+    case DType::UInt16: return py::dtype("uint16");
+    case DType::Int32: return py::dtype("int32");
+    case DType::UInt32: return py::dtype("uint32");
+    case DType::Int64: return py::dtype("int64");
+    case DType::UInt64: return py::dtype("uint64");
+    case DType::Float16: return py::dtype("float16");
+    case DType::BFloat16: case DType::Float32: return py::dtype("float32");
+    case DType::Float64: return py::dtype("float64");
+    default: throw DTypeError("[numpy] no numpy dtype for " + std::string(dtype_name(d)));
+  }
+}
+
+DType dtype_of_numpy(const py::dtype& dt) {
+  const std::string k(1, dt.kind());
+  const int64_t n = static_cast<int64_t>(dt.itemsize());
+  if (k == "b") return DType::Bool;
+  if (k == "f") return n == 2 ? DType::Float16 : n == 4 ? DType::Float32 : DType::Float64;
+  if (k == "i") return n == 1 ? DType::Int8 : n == 2 ? DType::Int16 : n == 4 ? DType::Int32 : DType::Int64;
+  if (k == "u") return n == 1 ? DType::UInt8 : n == 2 ? DType::UInt16 : n == 4 ? DType::UInt32 : DType::UInt64;
+  throw DTypeError("[Tensor] unsupported numpy dtype " + py::str(static_cast<const py::object&>(dt)).cast<std::string>());
+}
+
+Tensor from_numpy(py::array a, std::optional<DType> dtype) {
+  a = py::array::ensure(a, py::array::c_style);  // one contiguous copy only when needed
+  DType src = dtype_of_numpy(a.dtype());
+  Shape shape(a.shape(), a.shape() + a.ndim());
+  Tensor t = Tensor::from_bytes(a.data(), static_cast<size_t>(a.nbytes()), shape, src);
+  return dtype && *dtype != src ? t.cast(*dtype) : t;
+}
+
+py::array to_numpy(const Tensor& t) {
+  Tensor x = t.dtype() == DType::BFloat16 ? t.cast(DType::Float32) : t;
+  std::vector<uint8_t> bytes = x.bytes();
+  std::vector<py::ssize_t> shape(x.shape().begin(), x.shape().end());
+  py::array out(numpy_dtype(x.dtype()), shape);
+  if (!bytes.empty()) std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+  return out;
+}
+
+// A Python operand: a Tensor, or a scalar that stays weak (Python int/float/bool).
+using Operand = py::object;
+Tensor as_tensor(const Operand& o, const Tensor& like) {
+  if (py::isinstance<Tensor>(o)) return o.cast<Tensor>();
+  Scalar s = py::isinstance<py::bool_>(o) ? Scalar(o.cast<bool>())
+           : py::isinstance<py::int_>(o)  ? Scalar(o.cast<int64_t>())
+           : py::isinstance<py::float_>(o) ? Scalar(o.cast<double>())
+                                            : throw DTypeError("[Tensor] unsupported operand " +
+                                                               std::string(py::str(py::type::of(o))));
+  DType d = concrete(least_upper_dtype(like.dtype(), s.weak_dtype()));
+  return Tensor::full({}, s, d);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_maroon, m) {
+  m.doc() = "Maroon: a deterministic tensor engine (tinygrad's Tensor API, same bits everywhere)";
+
+  // Translators run newest first, so the base class goes first.
+  py::register_exception<Error>(m, "Error", PyExc_ValueError);
+  py::register_exception<ShapeError>(m, "ShapeError", PyExc_ValueError);
+  py::register_exception<DTypeError>(m, "DTypeError", PyExc_TypeError);
+  py::register_exception<IndexError>(m, "IndexError", PyExc_IndexError);
+
+  py::enum_<DType> dt(m, "DType");
+  for (DType d : kConcreteDTypes) dt.value(std::string(dtype_name(d)).c_str(), d);
+  dt.def_property_readonly("itemsize", [](DType d) { return itemsize(d); });
+  dt.def("__repr__", [](DType d) { return "dtypes." + std::string(dtype_name(d)); });
+
+  py::class_<Tensor> t(m, "Tensor");
+  // Tensor(list | numpy array | scalar | Tensor, dtype=None). Python floats default to float32
+  // and ints to int32, as in tinygrad.
+  t.def(py::init([](py::object data, std::optional<DType> dtype) {
+          if (py::isinstance<Tensor>(data)) {
+            Tensor x = data.cast<Tensor>();
+            return dtype ? x.cast(*dtype) : x;
+          }
+          py::module_ np = py::module_::import("numpy");
+          py::array a = np.attr("asarray")(data);
+          if (!py::isinstance(data, np.attr("ndarray"))) {
+            std::string k(1, a.dtype().kind());
+            if (k == "f" && a.dtype().itemsize() == 8) a = a.attr("astype")("float32");
+            if (k == "i" && a.dtype().itemsize() == 8) a = a.attr("astype")("int32");
+          }
+          return from_numpy(a, dtype);
+        }),
+        py::arg("data"), py::arg("dtype") = py::none());
+  t.def("tolist", [](const Tensor& x) { return to_numpy(x).attr("tolist")(); });
+  t.def_property_readonly("shape", [](const Tensor& x) { return py::tuple(py::cast(x.shape())); });
+  t.def_property_readonly("dtype", &Tensor::dtype);
+  t.def_property_readonly("ndim", &Tensor::ndim);
+  t.def("numel", &Tensor::numel);
+  t.def("numpy", &to_numpy);
+  t.def("realize", [](Tensor& x) { x.realize(); return x; });
+  t.def("item", &Tensor::item);
+  t.def_property_readonly("grad", &Tensor::grad);
+  t.def("backward", [](Tensor& x) { x.backward(); return x; });
+  t.def("cast", &Tensor::cast);
+  t.def("bitcast", &Tensor::bitcast);
+  t.def("reshape", [](const Tensor& x, py::args shape) {
+    Shape s;
+    if (shape.size() == 1 && py::isinstance<py::sequence>(shape[0])) s = shape[0].cast<Shape>();
+    else for (auto v : shape) s.push_back(v.cast<int64_t>());
+    return x.reshape(s);
+  });
+  t.def("permute", [](const Tensor& x, py::args order) {
+    std::vector<int64_t> o;
+    if (order.size() == 1 && py::isinstance<py::sequence>(order[0])) o = order[0].cast<std::vector<int64_t>>();
+    else for (auto v : order) o.push_back(v.cast<int64_t>());
+    return x.permute(o);
+  });
+  t.def("transpose", &Tensor::transpose, py::arg("dim0") = 1, py::arg("dim1") = 0);
+  t.def("matmul", [](const Tensor& a, const Tensor& b) { return a.matmul(b); });
+#define MAROON_UNARY(name) t.def(#name, &Tensor::name);
+  MAROON_UNARY(exp) MAROON_UNARY(log) MAROON_UNARY(exp2) MAROON_UNARY(log2) MAROON_UNARY(sqrt)
+  MAROON_UNARY(sin) MAROON_UNARY(relu) MAROON_UNARY(reciprocal) MAROON_UNARY(trunc) MAROON_UNARY(neg)
+#undef MAROON_UNARY
+  auto axis_of = [](py::object axis) -> Axis {
+    if (axis.is_none()) return Axis();
+    if (py::isinstance<py::int_>(axis)) return Axis(axis.cast<int64_t>());
+    return Axis(axis.cast<std::vector<int64_t>>());
+  };
+  t.def("sum", [axis_of](const Tensor& x, py::object axis, bool keepdim) { return x.sum(axis_of(axis), keepdim); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false);
+  t.def("max", [axis_of](const Tensor& x, py::object axis, bool keepdim) { return x.max(axis_of(axis), keepdim); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false);
+  t.def("mean", [axis_of](const Tensor& x, py::object axis, bool keepdim) { return x.mean(axis_of(axis), keepdim); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false);
+  t.def("softmax", [](const Tensor& x, int64_t axis) { return x.softmax(axis); }, py::arg("axis") = -1);
+  t.def("log_softmax", [](const Tensor& x, int64_t axis) { return x.log_softmax(axis); }, py::arg("axis") = -1);
+
+  // Operators: Python scalars on either side stay weak (int8 * 300 stays int8).
+  t.def("__add__", [](const Tensor& a, const Operand& b) { return add(a, as_tensor(b, a)); });
+  t.def("__radd__", [](const Tensor& a, const Operand& b) { return add(as_tensor(b, a), a); });
+  t.def("__mul__", [](const Tensor& a, const Operand& b) { return mul(a, as_tensor(b, a)); });
+  t.def("__rmul__", [](const Tensor& a, const Operand& b) { return mul(as_tensor(b, a), a); });
+  t.def("__sub__", [](const Tensor& a, const Operand& b) { return a.sub(as_tensor(b, a)); });
+  t.def("__rsub__", [](const Tensor& a, const Operand& b) { return as_tensor(b, a).sub(a); });
+  t.def("__truediv__", [](const Tensor& a, const Operand& b) { return a.div(as_tensor(b, a)); });
+  t.def("__rtruediv__", [](const Tensor& a, const Operand& b) { return as_tensor(b, a).div(a); });
+  t.def("__neg__", &Tensor::neg);
+  t.def("__matmul__", [](const Tensor& a, const Tensor& b) { return a.matmul(b); });
+  t.def("__lt__", [](const Tensor& a, const Operand& b) { return cmplt(a, as_tensor(b, a)); });
+  t.def("__gt__", [](const Tensor& a, const Operand& b) { return cmplt(as_tensor(b, a), a); });
+  t.def("__repr__", [](const Tensor& x) {
+    return "<Tensor shape=" + shape_str(x.shape()) + " dtype=dtypes." + std::string(dtype_name(x.dtype())) + ">";
+  });
+
+  m.def("set_num_threads", &set_num_threads);
+  m.def("num_threads", &num_threads);
+  m.def("simd_target", &simd_target);
+  m.def("set_simd_target", &set_simd_target);
+}

@@ -1,0 +1,53 @@
+"""The Python package: numpy in and out, weak scalars, errors, and bits that match the C++ engine."""
+import numpy as np
+import pytest
+
+from maroon import Tensor, dtypes
+
+
+def test_numpy_round_trip_keeps_bits():
+    a = np.array([[1.5, -0.0], [np.inf, 3.25]], dtype=np.float32)
+    t = Tensor(a)
+    assert t.shape == (2, 2) and t.dtype == dtypes.float32
+    assert t.numpy().tobytes() == a.tobytes()
+
+
+def test_lists_and_python_scalars_follow_tinygrad():
+    assert Tensor([1, 2, 3]).dtype == dtypes.int32
+    assert Tensor([1.0, 2.0]).dtype == dtypes.float32
+    x = Tensor(np.array([1, 2], dtype=np.int8))
+    assert (x * 300).dtype == dtypes.int8  # weak scalar: 300 wraps to 44 first
+    assert (x * 300).tolist() == [44, 88]
+    assert (x + 1.5).dtype == dtypes.float32
+
+
+def test_arithmetic_matches_numpy_float32_bits():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(1000).astype(np.float32)
+    b = rng.standard_normal(1000).astype(np.float32)
+    got = (Tensor(a) * Tensor(b) + Tensor(a)).numpy()
+    want = (a * b + a).astype(np.float32)  # numpy rounds each op once too (no FMA)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_matmul_sums_in_increasing_k():
+    rng = np.random.default_rng(1)
+    a = rng.uniform(-1, 1, (8, 33)).astype(np.float32)
+    b = rng.uniform(-1, 1, (33, 5)).astype(np.float32)
+    want = np.zeros((8, 5), dtype=np.float32)
+    for k in range(33):  # the contract's fold: products rounded, then added in k order
+        want = (want + (a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float32)).astype(np.float32)
+    assert (Tensor(a) @ Tensor(b)).numpy().tobytes() == want.tobytes()
+
+
+def test_backward_fills_grad():
+    x = Tensor([1.0, 2.0, 3.0])
+    (x * x).sum().backward()
+    assert x.grad.numpy().tolist() == [2.0, 4.0, 6.0]
+
+
+def test_errors_are_python_exceptions():
+    with pytest.raises(ValueError, match=r"\[reshape\]"):
+        Tensor([1.0, 2.0, 3.0]).reshape(2, 2)
+    with pytest.raises(TypeError):
+        Tensor([1.0]).cast(dtypes.float32).bitcast(dtypes.int16)
