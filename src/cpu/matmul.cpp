@@ -69,7 +69,16 @@ bool try_matmul(Node& out) {
   if (mul.rnd != out.rnd) return false;  // one hardware rounding mode for the whole kernel
   const Node& x = *mul.src[0];
   const Node& y = *mul.src[1];
-  if (!x.realized || !y.realized) return false;
+  // An operand still fused (say relu'(h) * grad in a backward pass) is computed into a buffer
+  // first: a matmul over it is far faster than folding the whole expression per output.
+  if (numel(mul.shape) < 4096) return false;
+  for (const NodePtr& s : mul.src) {
+    if (s->realized) continue;
+    OpKind k = op_info(s->op).kind;
+    if (k == OpKind::Reduce || k == OpKind::Movement || k == OpKind::Source) return false;
+    run_elementwise(*s);
+    s->realized = true;
+  }
   Operand mx = operand(x), my = operand(y);
   if (!mx.data || !my.data) return false;
 

@@ -222,6 +222,16 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
       return matmul(x, tensor_of_bits(yv, {36, 70}, d));
     });
   }
+  // An operand that is itself an unrealized expression (a backward pass's relu'(h) * grad).
+  check("matmul over a fused expression operand", [] {
+    Gen g(6);
+    std::vector<uint64_t> xv(50 * 80), yv(80 * 30);
+    for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    for (auto& v : yv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    Tensor x = tensor_of_bits(xv, {50, 80}, DType::Float32);
+    Tensor relu = where(cmplt(Tensor::full({}, 0.0, DType::Float32), x), mul(x, 3.0), 0.0);
+    return matmul(relu, tensor_of_bits(yv, {80, 30}, DType::Float32));
+  });
   // Batched: [B, M, K] @ [B, K, N].
   check("batched matmul float32", [] {
     Gen g(9);
