@@ -83,12 +83,12 @@ void Pack(const GemmArgs& g, int64_t b, T* apack, T* bpack) {
       T* dst = apack + p * g.K * kMR + r;
       if (i >= g.M) { for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = T(0); continue; }
       const T* src = A + ba + g.rowA[i];
-      for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = src[g.sAk * k];
+      for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = src[g.kA[k]];
     }
   for (int64_t p = 0; p < np; ++p)
     for (int64_t k = 0; k < g.K; ++k) {
       T* dst = bpack + (p * g.K + k) * NR;
-      const T* src = B + bb + g.sBk * k;
+      const T* src = B + bb + g.kB[k];
       for (int64_t jj = 0; jj < NR; ++jj) {
         const int64_t j = p * NR + jj;
         dst[jj] = j < g.N ? src[g.colB[j]] : T(0);

@@ -11,12 +11,16 @@ namespace maroon::cpu {
 // Blocks: fixed for every target, so the split of work never depends on the target either.
 constexpr int64_t kGemmMC = 96, kGemmNC = 256, kGemmKC = 256;
 
-// C[batchC[b] + rowC[i] + colC[j]] = sum_k A[batchA[b] + rowA[i] + sAk*k] * B[batchB[b] + colB[j] + sBk*k]
+// C[batchC[b] + rowC[i] + colC[j]] = sum over k, in order, of
+//   A[batchA[b] + rowA[i] + kA[k]] * B[batchB[b] + colB[j] + kB[k]]
+// (k runs over the reduced axes in row-major order, so several reduced axes, as in conv2d's
+// (cin, kh, kw), are one k.)
 struct GemmArgs {
   const void* A;
   const void* B;
   void* C;
-  int64_t M, N, K, sAk, sBk;
+  int64_t M, N, K;
+  const int64_t *kA, *kB;
   const int64_t *rowA, *colB, *rowC, *colC, *batchA, *batchB, *batchC;
   int64_t tasks_m, tasks_n;
 };

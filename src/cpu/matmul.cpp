@@ -62,7 +62,7 @@ Operand operand(const Node& leaf) {
 }  // namespace
 
 bool try_matmul(Node& out) {
-  if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.size() != 1) return false;
+  if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;
   const Node& mul = *out.src[0];
   if (mul.realized || mul.op != Op::MUL) return false;
   if (out.dtype != DType::Float32 && out.dtype != DType::Float64) return false;
@@ -83,11 +83,12 @@ bool try_matmul(Node& out) {
   if (!mx.data || !my.data) return false;
 
   const Shape& s = mul.shape;
-  const int64_t kax = out.arg.ints[0];
-  const int64_t K = s[kax];
+  const std::vector<int64_t>& kaxes = out.arg.ints;  // sorted: k is row-major over them
+  std::vector<bool> reduced(s.size(), false);
+  for (int64_t a : kaxes) reduced[a] = true;
   std::vector<int64_t> rows, cols, batch;  // axes
   for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
-    if (d == kax || s[d] == 1) continue;
+    if (reduced[d] || s[d] == 1) continue;
     bool xm = mx.strides[d] != 0, ym = my.strides[d] != 0;
     if (xm && !ym) rows.push_back(d);
     else if (!xm && ym) cols.push_back(d);
@@ -98,7 +99,7 @@ bool try_matmul(Node& out) {
     for (int64_t a : axes) n *= s[a];
     return n;
   };
-  const int64_t M = size_of(rows), N = size_of(cols), NB = size_of(batch);
+  const int64_t M = size_of(rows), N = size_of(cols), NB = size_of(batch), K = size_of(kaxes);
   if (M * N * K < 4096 || M * N == 0 || K == 0) return false;  // small: the generic fold will do
 
   // Offsets of every row/column/batch coordinate in x, y and the (contiguous) output.
@@ -118,6 +119,7 @@ bool try_matmul(Node& out) {
     }
     return off;
   };
+  std::vector<int64_t> kA = offsets(kaxes, mx.strides), kB = offsets(kaxes, my.strides);
   std::vector<int64_t> rowA = offsets(rows, mx.strides), colB = offsets(cols, my.strides);
   std::vector<int64_t> rowC = offsets(rows, ostr), colC = offsets(cols, ostr);
   std::vector<int64_t> batchA = offsets(batch, mx.strides), batchB = offsets(batch, my.strides),
@@ -127,7 +129,7 @@ bool try_matmul(Node& out) {
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   GemmArgs g{mx.data, my.data, buf->bytes(), M, N, K,
-             mx.strides[kax], my.strides[kax], rowA.data(), colB.data(), rowC.data(), colC.data(),
+             kA.data(), kB.data(), rowA.data(), colB.data(), rowC.data(), colC.data(),
              batchA.data(), batchB.data(), batchC.data(),
              (M + kGemmMC - 1) / kGemmMC, (N + kGemmNC - 1) / kGemmNC};
   const DType d = out.dtype;

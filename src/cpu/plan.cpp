@@ -1,8 +1,13 @@
 // Decides which nodes of a schedule get a buffer and which are fused into their consumer.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <unordered_map>
 
 #include "cpu/cpu.h"
 #include "cpu/kernel.h"
+#include "maroon/tensor.h"
 #include "ref/executor.h"
 
 namespace maroon::cpu {
@@ -29,10 +34,24 @@ void run(const std::vector<Node*>& order) {
     }
   }
   const Node* root = order.back();
+  // MAROON_PROFILE=1 prints every kernel's time: where a graph spends it, and on which path.
+  static const bool profile = std::getenv("MAROON_PROFILE") != nullptr;
+  auto timed = [&](const Node* n, const char* path, auto&& f) {
+    if (!profile) return f();
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = f();
+    double ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e3;
+    if (ms >= 0.05)
+      std::fprintf(stderr, "maroon: %8.2f ms %-11s %-8s %s %s\n", ms, path,
+                   std::string(op_name(n->op)).c_str(), std::string(dtype_name(n->dtype)).c_str(),
+                   shape_str(n->src.empty() ? n->shape : n->src[0]->shape).c_str());
+    return r;
+  };
   for (Node* n : order) {
     if (!is_elementwise(*n)) {
       if (n->op == Op::REDUCE) {
-        if (!try_matmul(*n)) run_reduce(*n);
+        bool mm = timed(n, "matmul", [&] { return try_matmul(*n); });
+        if (!mm) timed(n, "reduce", [&] { run_reduce(*n); return true; });
       } else {
         ref::execute(*n);  // movement ops are views; constants are one element
       }
@@ -41,10 +60,19 @@ void run(const std::vector<Node*>& order) {
     }
     // An elementwise node is fused into its only consumer when nothing else can see it: no
     // other scheduled consumer, no movement op on it, and no handle outside this graph.
-    bool fuse = n != root && refs[n] == 1 && fusable_consumers[n] == 1 && other_consumers[n] == 0 &&
-                use_count[n] <= refs[n];
+    // A single op over realized leaves (x * w broadcast for conv2d: often the largest tensor in
+    // the graph) is recomputed inside each consumer rather than written out: recomputing one op
+    // costs less than the memory traffic.
+    bool one_op = true;
+    for (const NodePtr& s : n->src) one_op = one_op && s->realized;
+    bool fuse = n != root && other_consumers[n] == 0 && use_count[n] <= refs[n] &&
+                fusable_consumers[n] == refs[n] && (refs[n] == 1 || one_op);
+    if (profile && !fuse && n != root)
+      std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d\n",
+                   std::string(op_name(n->op)).c_str(), refs[n], fusable_consumers[n], other_consumers[n],
+                   use_count[n] - refs[n], one_op);
     if (fuse) continue;
-    run_elementwise(*n);
+    timed(n, "elementwise", [&] { run_elementwise(*n); return true; });
     n->realized = true;
   }
 }

@@ -222,6 +222,19 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
       return matmul(x, tensor_of_bits(yv, {36, 70}, d));
     });
   }
+  // Several reduced axes are one k, in row-major order (conv2d's (cin, kh, kw)).
+  for (Round r : {Round::NearestEven, Round::Down}) {
+    check("matmul over three reduced axes " + std::string(round_name(r)), [&] {
+      Gen g(8);
+      std::vector<uint64_t> xv(40 * 3 * 5 * 5), wv(6 * 3 * 5 * 5);
+      for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+      for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+      Tensor x = tensor_of_bits(xv, {40, 1, 3, 5, 5}, DType::Float32).expand({40, 6, 3, 5, 5});
+      Tensor w = tensor_of_bits(wv, {1, 6, 3, 5, 5}, DType::Float32).expand({40, 6, 3, 5, 5});
+      RoundingScope scope(r);
+      return mul(x, w).reduce(ReduceOp::ADD, {2, 3, 4});
+    });
+  }
   // An operand that is itself an unrealized expression (a backward pass's relu'(h) * grad).
   check("matmul over a fused expression operand", [] {
     Gen g(6);
