@@ -25,10 +25,12 @@ void run(const std::vector<Node*>& order) {
   // How many source slots of scheduled nodes point at each node, and which consumers can fuse it.
   std::unordered_map<const Node*, int> refs, fusable_consumers, other_consumers;
   std::unordered_map<const Node*, long> use_count;
+  std::unordered_map<const Node*, const Node*> a_consumer;  // for MAROON_PROFILE's report
   for (Node* n : order) {
     bool fuses = is_elementwise(*n) || n->op == Op::REDUCE;
     for (const NodePtr& s : n->src) {
       refs[s.get()]++;
+      a_consumer[s.get()] = n;
       use_count[s.get()] = s.use_count();
       (fuses ? fusable_consumers : other_consumers)[s.get()]++;
     }
@@ -68,9 +70,10 @@ void run(const std::vector<Node*>& order) {
     bool fuse = n != root && other_consumers[n] == 0 && use_count[n] <= refs[n] &&
                 fusable_consumers[n] == refs[n] && (refs[n] == 1 || one_op);
     if (profile && !fuse && n != root)
-      std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d\n",
+      std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
                    std::string(op_name(n->op)).c_str(), refs[n], fusable_consumers[n], other_consumers[n],
-                   use_count[n] - refs[n], one_op);
+                   use_count[n] - refs[n], one_op,
+                   a_consumer.count(n) ? std::string(op_name(a_consumer[n]->op)).c_str() : "-");
     if (fuse) continue;
     timed(n, "elementwise", [&] { run_elementwise(*n); return true; });
     n->realized = true;
