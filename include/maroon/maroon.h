@@ -5,3 +5,5 @@
 #include "maroon/reduce.h"
 #include "maroon/round.h"
 #include "maroon/tensor.h"
+#include "maroon/nn.h"
+#include "maroon/optim.h"

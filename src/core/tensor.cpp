@@ -185,19 +185,19 @@ Tensor Tensor::full(const Shape& shape, Scalar value) {
 
 // ---- properties and reading ----
 
-const Shape& Tensor::shape() const { return node_->shape; }
-DType Tensor::dtype() const { return node_->dtype; }
-int64_t Tensor::ndim() const { return static_cast<int64_t>(node_->shape.size()); }
-int64_t Tensor::numel() const { return maroon::numel(node_->shape); }
+const Shape& Tensor::shape() const { return node()->shape; }
+DType Tensor::dtype() const { return node()->dtype; }
+int64_t Tensor::ndim() const { return static_cast<int64_t>(node()->shape.size()); }
+int64_t Tensor::numel() const { return maroon::numel(node()->shape); }
 
 Tensor& Tensor::realize() {
-  maroon::realize(node_);
+  maroon::realize(node());
   return *this;
 }
 
 std::vector<uint64_t> Tensor::bits() const {
-  maroon::realize(node_);
-  const Node& n = *node_;
+  maroon::realize(node());
+  const Node& n = *node();
   std::vector<uint64_t> out;
   out.reserve(static_cast<size_t>(numel()));
   if (numel() == 0) return out;
@@ -221,9 +221,9 @@ std::vector<uint8_t> Tensor::bytes() const {
 }
 
 bool Tensor::shares_buffer_with(const Tensor& other) const {
-  maroon::realize(node_);
-  maroon::realize(other.node_);
-  return node_->buffer == other.node_->buffer;
+  maroon::realize(node());
+  maroon::realize(other.node());
+  return node()->buffer == other.node()->buffer;
 }
 
 // ---- unary ----
@@ -240,7 +240,7 @@ Tensor Tensor::cast(DType to) const {
   if (to == dtype()) return *this;
   Arg arg;
   arg.dtype = to;
-  return make(Op::CAST, to, shape(), {node_}, arg);
+  return make(Op::CAST, to, shape(), {node()}, arg);
 }
 
 Tensor Tensor::bitcast(DType to) const {
@@ -253,7 +253,7 @@ Tensor Tensor::bitcast(DType to) const {
   if (to == dtype()) return *this;
   Arg arg;
   arg.dtype = to;
-  return make(Op::BITCAST, to, shape(), {node_}, arg);
+  return make(Op::BITCAST, to, shape(), {node()}, arg);
 }
 
 // ---- reduce ----
@@ -264,7 +264,7 @@ Tensor Tensor::reduce(ReduceOp op, std::vector<int64_t> axes) const {
   arg.ints = normalize_axes(Op::REDUCE, axes, shape());
   Shape out = shape();
   for (int64_t ax : arg.ints) out[ax] = 1;
-  return make(Op::REDUCE, dtype(), out, {node_}, arg);
+  return make(Op::REDUCE, dtype(), out, {node()}, arg);
 }
 
 // ---- movement ----
@@ -292,7 +292,7 @@ Tensor Tensor::reshape(const Shape& s) const {
   if (out == shape()) return *this;
   Arg arg;
   arg.ints = out;
-  return make(Op::RESHAPE, dtype(), out, {node_}, arg);
+  return make(Op::RESHAPE, dtype(), out, {node()}, arg);
 }
 
 Tensor Tensor::expand(const Shape& s) const {
@@ -302,7 +302,7 @@ Tensor Tensor::expand(const Shape& s) const {
   if (s == shape()) return *this;
   Arg arg;
   arg.ints = s;
-  return make(Op::EXPAND, dtype(), s, {node_}, arg);
+  return make(Op::EXPAND, dtype(), s, {node()}, arg);
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& order) const {
@@ -323,7 +323,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& order) const {
   for (int64_t ax : o) out.push_back(shape()[ax]);
   Arg arg;
   arg.ints = o;
-  return make(Op::PERMUTE, dtype(), out, {node_}, arg);
+  return make(Op::PERMUTE, dtype(), out, {node()}, arg);
 }
 
 namespace {
@@ -347,7 +347,7 @@ Tensor Tensor::pad(const Pairs& p) const {
   if (out == shape()) return *this;
   Arg arg;
   arg.pairs = p;
-  return make(Op::PAD, dtype(), out, {node_}, arg);
+  return make(Op::PAD, dtype(), out, {node()}, arg);
 }
 
 Tensor Tensor::shrink(const Pairs& p) const {
@@ -362,14 +362,14 @@ Tensor Tensor::shrink(const Pairs& p) const {
   if (out == shape()) return *this;
   Arg arg;
   arg.pairs = p;
-  return make(Op::SHRINK, dtype(), out, {node_}, arg);
+  return make(Op::SHRINK, dtype(), out, {node()}, arg);
 }
 
 Tensor Tensor::flip(const std::vector<int64_t>& axes) const {
   Arg arg;
   arg.ints = normalize_axes(Op::FLIP, axes, shape());
   if (arg.ints.empty()) return *this;
-  return make(Op::FLIP, dtype(), shape(), {node_}, arg);
+  return make(Op::FLIP, dtype(), shape(), {node()}, arg);
 }
 
 // ---- binary ----

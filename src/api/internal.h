@@ -1,0 +1,34 @@
+// Helpers shared by the Tensor API sources (not part of the public interface).
+#pragma once
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "maroon/tensor.h"
+
+namespace maroon::api {
+
+inline int64_t prod(const Shape& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+inline int64_t ceildiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// tinygrad's _resolve_dim: Python-style negative axes; `extra` allows one past the end.
+int64_t resolve_dim(const char* op, int64_t dim, int64_t ndim, bool extra = false);
+// The axes an Axis argument names, resolved and sorted (all axes when none given).
+std::vector<int64_t> resolve_axes(const char* op, const Axis& axis, int64_t ndim);
+// A weak scalar constant shaped like `t` would see it in a binary op.
+Tensor scalar_for(const Tensor& t, Scalar s);
+// The least float dtype a value of `d` computes in (tinygrad's least_upper_float).
+DType least_upper_float(DType d);
+// A constant of `dtype` broadcast to `shape`, built as a view of one element.
+Tensor filled(const Shape& shape, Scalar v, DType dtype);
+// tinygrad's dtype.min / dtype.max as scalars (floats: -inf / +inf).
+Scalar dtype_min(DType d);
+Scalar dtype_max(DType d);
+std::string dt(DType d);
+// Constant padding by (before, after) pairs that may be negative (shrinks), with a fill value.
+Tensor pad_constant(const Tensor& t, const Pairs& p, Scalar value);
+
+}  // namespace maroon::api

@@ -1,0 +1,207 @@
+// tinygrad's gradient rules (mixin/gradient.py, pm_gradient), one case per primitive, and the
+// walk that applies them (compute_gradient). `ctx` is the gradient flowing into a node, `ret`
+// the node itself; each rule returns one gradient (or nothing) per source.
+#include "core/gradient.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <unordered_set>
+
+namespace maroon {
+
+namespace {
+
+using Grads = std::vector<std::optional<Tensor>>;
+
+constexpr double kLn2 = 0.6931471805599453;  // math.log(2): a weak float, rounded to the dtype
+
+Tensor src(const Node& n, size_t i) { return Tensor(n.src[i]); }
+
+// A REDUCE's output keeps the reduced axes as size 1, so broadcasting back is a plain expand.
+Tensor expand_to(const Tensor& t, const Shape& s) { return t.expand(s); }
+
+Grads reduce_gradient(const Tensor& ctx, const Tensor& ret, const Node& n) {
+  Tensor x = src(n, 0);
+  const Shape& xs = x.shape();
+  const std::vector<int64_t>& axes = n.arg.ints;
+  switch (n.arg.reduce_op) {
+    case ReduceOp::ADD: return {expand_to(ctx, xs)};
+    case ReduceOp::MAX: {
+      // Tied maxima share the gradient equally: mask / count(mask).
+      Tensor mask = cmpeq(x, expand_to(ret, xs)).cast(ctx.dtype());
+      Tensor count = mask.reduce(ReduceOp::ADD, axes);
+      return {maroon::mul(maroon::mul(mask, expand_to(count, xs).reciprocal()), expand_to(ctx, xs))};
+    }
+    case ReduceOp::MUL: {
+      // d(prod x)/dx_j = ret/x_j unless x_j == 0; then the product of the others if x_j is the
+      // only zero, else 0.
+      Tensor is_zero = cmpeq(x, 0);
+      Tensor safe = maroon::where(is_zero, Tensor::full({}, 1, x.dtype()), x);
+      Tensor zero_count = is_zero.cast(sum_acc_dtype(DType::Bool)).reduce(ReduceOp::ADD, axes);
+      Tensor others = safe.reduce(ReduceOp::MUL, axes);
+      Tensor at_zero =
+          maroon::where(expand_to(cmpeq(zero_count, 1), xs), expand_to(others, xs), Tensor::full({}, 0, x.dtype()));
+      Tensor elsewhere = maroon::mul(expand_to(ret, xs), safe.reciprocal());
+      return {maroon::mul(expand_to(ctx, xs), maroon::where(is_zero, at_zero, elsewhere))};
+    }
+  }
+  return {std::nullopt};
+}
+
+Tensor neg(const Tensor& t) { return maroon::mul(t, -1); }
+Tensor zeros_like(const Tensor& t) { return Tensor::full({}, 0, t.dtype()).reshape(Shape(t.ndim(), 1)).expand(t.shape()); }
+
+// One rule per op. Returns nullopt when the op has no rule (an error if a gradient reaches it).
+std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
+  switch (n.op) {
+    case Op::CAST: return Grads{ctx.cast(n.src[0]->dtype)};
+    case Op::BITCAST: return Grads{std::nullopt};
+    case Op::RECIPROCAL: return Grads{maroon::mul(maroon::mul(neg(ctx), ret), ret)};
+    case Op::SIN: {
+      Tensor x = src(n, 0);
+      Tensor shifted = maroon::add(Tensor::full({}, std::numbers::pi / 2, x.dtype()), neg(x));
+      return Grads{maroon::mul(shifted.sin(), ctx)};
+    }
+    case Op::LOG2:
+      return Grads{maroon::mul(ctx, maroon::mul(src(n, 0), kLn2).reciprocal())};
+    case Op::EXP2: return Grads{maroon::mul(maroon::mul(ret, ctx), kLn2)};
+    case Op::SQRT: return Grads{maroon::mul(ctx, maroon::mul(ret, 2).reciprocal())};
+    case Op::TRUNC: return Grads{zeros_like(ctx)};
+    case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: return Grads{std::nullopt, std::nullopt};
+    case Op::ADD: return Grads{ctx, ctx};
+    case Op::MUL: return Grads{maroon::mul(src(n, 1), ctx), maroon::mul(src(n, 0), ctx)};
+    case Op::POW: {
+      Tensor b = src(n, 0), e = src(n, 1);
+      Tensor db = maroon::mul(ctx, maroon::where(cmpeq(e, 0), e,
+                                                 maroon::mul(e, maroon::pow(b, maroon::add(e, -1)))));
+      // d/de b^e = b^e ln b; at b == 0 it is 0 for e >= 0 and -inf for e < 0.
+      Tensor at_zero = maroon::where(cmplt(e, 0), Tensor::full({}, -INFINITY, ret.dtype()),
+                                     Tensor::full({}, 0, ret.dtype()));
+      Tensor de = maroon::mul(ctx, maroon::where(cmpeq(b, 0), at_zero,
+                                                 maroon::mul(maroon::mul(ret, b.log2()), kLn2)));
+      return Grads{db, de};
+    }
+    case Op::MAX: {
+      // Ties split the gradient 0.5/0.5; with a NaN both sides get 0.
+      Tensor x = src(n, 0), y = src(n, 1);
+      Tensor half = maroon::mul(ctx, 0.5);
+      Tensor z = zeros_like(ctx);
+      Tensor tie = maroon::where(cmpeq(x, y), half, z);
+      return Grads{maroon::where(cmplt(y, x), ctx, tie), maroon::where(cmplt(x, y), ctx, tie)};
+    }
+    case Op::WHERE: {
+      Tensor c = src(n, 0), z = zeros_like(ctx);
+      return Grads{std::nullopt, maroon::where(c, ctx, z), maroon::where(c, z, ctx)};
+    }
+    case Op::MULACC:  // not emitted by the API; a*b+c differentiates as MUL then ADD
+      return Grads{maroon::mul(src(n, 1), ctx), maroon::mul(src(n, 0), ctx), ctx};
+    case Op::REDUCE: return reduce_gradient(ctx, ret, n);
+    case Op::RESHAPE:
+      // DETACH never gets here (the walk skips it); CONTIGUOUS_BACKWARD's ctx.contiguous() is
+      // ctx itself in this engine.
+      return Grads{ctx.reshape(n.src[0]->shape)};
+    case Op::EXPAND: return Grads{ctx};  // summed over the expanded axes by the generic rule
+    case Op::PAD: {
+      Pairs p;
+      for (size_t i = 0; i < n.arg.pairs.size(); ++i)
+        p.push_back({n.arg.pairs[i].first, n.arg.pairs[i].first + n.src[0]->shape[i]});
+      return Grads{ctx.shrink(p)};
+    }
+    case Op::SHRINK: {
+      Pairs p;
+      for (size_t i = 0; i < n.arg.pairs.size(); ++i)
+        p.push_back({n.arg.pairs[i].first, n.src[0]->shape[i] - n.arg.pairs[i].second});
+      return Grads{ctx.pad(p)};
+    }
+    case Op::PERMUTE: {
+      std::vector<int64_t> inv(n.arg.ints.size());
+      for (size_t i = 0; i < inv.size(); ++i) inv[n.arg.ints[i]] = static_cast<int64_t>(i);
+      return Grads{ctx.permute(inv)};
+    }
+    case Op::FLIP: return Grads{ctx.flip(n.arg.ints)};
+    default: break;
+  }
+  return std::nullopt;  // integer ops, CONST, BUFFER: no rule
+}
+
+}  // namespace
+
+bool is_tagged(const Node& n, uint64_t tag) { return n.op == Op::RESHAPE && n.arg.bits == tag; }
+
+Tensor tag_identity(const Tensor& t, uint64_t tag) {
+  Arg arg;
+  arg.ints = t.shape();
+  arg.bits = tag;
+  return Tensor(make_node(Op::RESHAPE, t.dtype(), t.shape(), {t.node()}, arg));
+}
+
+std::vector<Node*> toposort_all(const NodePtr& root) {
+  std::vector<Node*> order;
+  std::unordered_set<Node*> seen{root.get()};
+  std::vector<std::pair<Node*, size_t>> stack{{root.get(), 0}};
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    if (i < n->src.size()) {
+      Node* s = n->src[i++].get();
+      if (seen.insert(s).second) stack.push_back({s, 0});
+    } else {
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+std::unordered_map<const Node*, Tensor> compute_gradient(const Tensor& root, const Tensor& root_grad,
+                                                         const std::vector<const Node*>& targets) {
+  std::unordered_set<const Node*> target_set(targets.begin(), targets.end());
+  std::vector<Node*> topo = toposort_all(root.node());
+  // A node is on the target path when one of its sources is a target or on the path.
+  std::unordered_map<const Node*, bool> on_path;
+  for (Node* n : topo) {
+    bool p = false;
+    for (auto& s : n->src) p = p || target_set.count(s.get()) || on_path[s.get()];
+    on_path[n] = p;
+  }
+  // Keep the owning pointers alive for the walk.
+  std::unordered_map<const Node*, NodePtr> owner;
+  for (Node* n : topo)
+    for (auto& s : n->src) owner.emplace(s.get(), s);
+  owner.emplace(root.node().get(), root.node());
+
+  std::unordered_map<const Node*, Tensor> grads;
+  grads.emplace(root.node().get(), root_grad);
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    Node* n = *it;
+    if (!on_path[n] || is_tagged(*n, kTagDetach)) continue;  // gradients stop at DETACH
+    auto g = grads.find(n);
+    if (g == grads.end()) continue;
+    Tensor ctx = g->second;
+    Tensor ret(owner.at(n));
+    std::optional<Grads> lg = rule(*n, ctx, ret);
+    if (!lg)
+      throw DTypeError("[gradient] no gradient rule for " + std::string(op_name(n->op)) + " (" +
+                       std::string(dtype_name(n->dtype)) + ", shape " + shape_str(n->shape) + ")");
+    for (size_t i = 0; i < n->src.size(); ++i) {
+      if (!(*lg)[i]) continue;
+      Tensor v = *(*lg)[i];
+      const Node* k = n->src[i].get();
+      if (v.shape() != k->shape) {
+        // The one generic rule: a gradient wider than its source is summed over the broadcast
+        // axes, in the sum accumulator dtype.
+        std::vector<int64_t> axes;
+        for (size_t d = 0; d < k->shape.size(); ++d)
+          if (k->shape[d] != v.shape()[d]) axes.push_back(static_cast<int64_t>(d));
+        v = v.cast(sum_acc_dtype(v.dtype())).reduce(ReduceOp::ADD, axes).reshape(k->shape).cast(v.dtype());
+      }
+      auto e = grads.find(k);
+      if (e != grads.end()) e->second = maroon::add(e->second, v);
+      else grads.emplace(k, v);
+    }
+  }
+  return grads;
+}
+
+}  // namespace maroon

@@ -1,0 +1,106 @@
+// tinygrad's optimizers (tinygrad/nn/optim.py): SGD/LARS and Adam/AdamW/LAMB.
+#include "maroon/optim.h"
+
+#include <unordered_set>
+
+namespace maroon::optim {
+
+Optimizer::Optimizer(std::vector<Tensor> params, double lr_)
+    : lr(Tensor::full({1}, lr_, DType::Float32).realized_leaf()) {
+  if (lr_ < 0) throw ShapeError("[optimizer] invalid learning rate " + std::to_string(lr_));
+  std::unordered_set<const TensorState*> seen;
+  for (auto& p : params)
+    if (seen.insert(p.state().get()).second) params_.push_back(p);
+  if (params_.empty()) throw ShapeError("[optimizer] must have at least one param");
+}
+
+void Optimizer::zero_grad() {
+  for (auto& p : params_) p.set_grad(std::nullopt);
+}
+
+void Optimizer::step() {
+  if (!Tensor::training())
+    throw Error("[optimizer] Tensor::training() must be on to use the optimizer (tinygrad's TRAINING)");
+  std::vector<Tensor> grads;
+  for (auto& p : params_) {
+    if (!p.grad()) throw ShapeError("[optimizer] a parameter of shape " + shape_str(p.shape()) + " has no grad");
+    grads.push_back(*p.grad());
+  }
+  std::vector<Tensor> ups = updates(grads);
+  for (size_t i = 0; i < params_.size(); ++i) params_[i].assign(params_[i].detach() - ups[i]);
+}
+
+namespace {
+std::vector<Tensor> zeros_for(const std::vector<Tensor>& params) {
+  std::vector<Tensor> out;
+  for (auto& p : params) out.push_back(Tensor::zeros(p.shape(), DType::Float32).realized_leaf());
+  return out;
+}
+}  // namespace
+
+LARS::LARS(std::vector<Tensor> params, double lr_, double momentum_, double wd_, bool nesterov_, bool classic_,
+           bool pre_wd_, double tcoef_)
+    : Optimizer(std::move(params), lr_),
+      momentum(momentum_), wd(wd_), nesterov(nesterov_), classic(classic_), pre_wd(pre_wd_), tcoef(tcoef_) {
+  if (momentum < 0) throw ShapeError("[LARS] invalid momentum " + std::to_string(momentum));
+  if (momentum != 0) b = zeros_for(params_);
+}
+
+std::vector<Tensor> LARS::updates(const std::vector<Tensor>& grads) {
+  std::vector<Tensor> ret;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor t = params_[i], g = grads[i];
+    std::optional<Tensor> r;  // the trust ratio; nullopt is tinygrad's float 1.0
+    if (tcoef != 0) {
+      Tensor r1 = t.detach().square().sum().sqrt();
+      Tensor r2 = g.square().sum().sqrt();
+      r = (r1 > 0).where((r2 > 0).where(tcoef * r1 / (r2 + wd * r1), 1.0), 1.0);
+    }
+    auto times_r = [&](const Tensor& x) { return r ? x * *r : x * 1.0; };
+    if (pre_wd && wd > 0) g = g + wd * t.detach();
+    if (classic) g = times_r(g) * lr;
+    if (momentum != 0) {
+      b[i].assign(momentum * b[i] + g);
+      g = nesterov ? g + momentum * b[i] : b[i];
+    }
+    if (!pre_wd && wd > 0) t = t.detach() * (1.0 - wd * lr);
+    if (!classic) g = times_r(g) * lr;
+    ret.push_back(g.cast(t.dtype()));
+  }
+  return ret;
+}
+
+LAMB::LAMB(std::vector<Tensor> params, double lr_, double b1_, double b2_, double eps_, double wd_, bool adam_)
+    : Optimizer(std::move(params), lr_),
+      b1_t(Tensor::ones({1}, DType::Float32).realized_leaf()),
+      b2_t(Tensor::ones({1}, DType::Float32).realized_leaf()),
+      b1(b1_), b2(b2_), eps(eps_), wd(wd_), adam(adam_) {
+  if (wd < 0) throw ShapeError("[LAMB] invalid weight_decay " + std::to_string(wd));
+  m = zeros_for(params_);
+  v = zeros_for(params_);
+}
+
+std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& grads) {
+  b1_t.assign(b1_t * b1);
+  b2_t.assign(b2_t * b2);
+  std::vector<Tensor> ret;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Tensor& t = params_[i];
+    const Tensor& g = grads[i];
+    m[i].assign((b1 * m[i] + (1.0 - b1) * g).cast(m[i].dtype()));
+    v[i].assign((b2 * v[i] + (1.0 - b2) * (g * g)).cast(v[i].dtype()));
+    Tensor m_hat = m[i] / (1.0 - b1_t);
+    Tensor v_hat = v[i] / (1.0 - b2_t);
+    Tensor up = m_hat / (v_hat.sqrt() + eps) + wd * t.detach();
+    Tensor lr_r = lr * 1.0;
+    if (!adam) {
+      Tensor r1 = t.detach().square().sum().sqrt();
+      Tensor r2 = up.square().sum().sqrt();
+      lr_r = lr * (r1 > 0).where((r2 > 0).where(r1 / r2, 1.0), 1.0);
+    }
+    ret.push_back((lr_r * up).cast(t.dtype()));
+  }
+  return ret;
+}
+
+}  // namespace maroon::optim

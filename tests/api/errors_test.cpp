@@ -1,0 +1,41 @@
+// Bad input throws maroon::ShapeError / DTypeError / IndexError naming the op and the shapes.
+#include "util.h"
+
+namespace maroon {
+namespace {
+
+template <class E, class F>
+void expect_error(F f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Errors, NameTheOpAndShapes) {
+  Tensor a = Tensor::ones({3, 4}), b = Tensor::ones({5, 6});
+  expect_error<ShapeError>([&] { a.reshape({5}); }, "[reshape] cannot reshape (3,4) to (5,)");
+  expect_error<ShapeError>([&] { a.matmul(b); }, "[dot] cannot dot (3,4) and (5,6)");
+  expect_error<ShapeError>([&] { a + b; }, "(3,4) and (5,6) cannot be broadcast");
+  expect_error<ShapeError>([&] { a.cat({b}, 0); }, "[cat]");
+  expect_error<ShapeError>([&] { Tensor::ones({1, 2, 5, 5}).conv2d(Tensor::ones({3, 3, 3, 3})); }, "[conv2d]");
+  expect_error<ShapeError>([&] { a.gather(0, Tensor::zeros({3}, DType::Int32)); }, "[gather]");
+  expect_error<ShapeError>([&] { Tensor::ones({2, 2}).max_pool2d({3, 3}); }, "[pool]");
+  expect_error<IndexError>([&] { a[7]; }, "[getitem] index 7 is out of bounds");
+  expect_error<IndexError>([&] { a.sum(2); }, "[sum] dim 2 is out of range");
+  expect_error<IndexError>([&] { a[{Index(0), Index(0), Index(0)}]; }, "too many indices");
+  expect_error<DTypeError>([&] { a.one_hot(3); }, "[one_hot]");
+  expect_error<DTypeError>([&] { Tensor::ones({2}, DType::Int32).pow(-1); }, "[pow] base needs to be float");
+  expect_error<ShapeError>([&] { a.split(std::vector<int64_t>{1, 1}, 0); }, "[split]");
+  expect_error<ShapeError>([&] { a.sparse_categorical_crossentropy(Tensor::zeros({3}, DType::Int32), -1, 2.0); },
+                           "label_smoothing");
+  expect_error<ShapeError>([&] { a.assign(b); }, "[assign] cannot assign shape (5,6) to (3,4)");
+  expect_error<ShapeError>([&] { Tensor::einsum("ij,jk->ik", {a}); }, "[einsum]");
+  expect_error<ShapeError>([&] { a.pad({{3, 1}, {0, 0}}, "reflect"); }, "[pad] reflect padding (3, 1)");
+  expect_error<ShapeError>([&] { a.pad({{1, 1}, {0, 0}}, "wrap"); }, "[pad] mode 'wrap'");
+}
+
+}  // namespace
+}  // namespace maroon

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Counts how much of tinygrad's public Tensor API Maroon has, and writes docs/api.md.
+
+tinygrad's names come from its source (no import needed): every public `def` (and property)
+of class Tensor in tinygrad/tensor.py and of the mixin classes it inherits from, followed
+through the `class X(Base)` lines of tinygrad/mixin/*.py. Maroon's names come from
+include/maroon/tensor.h (class Tensor's members and the free functions), include/maroon/nn.h
+and include/maroon/optim.h are not counted (they are not Tensor methods).
+
+Usage (from the Maroon repo root):
+  /usr/bin/python3 tools/tinygrad/api_coverage.py /work/tinygrad > docs/api.md
+"""
+import ast, os, re, subprocess, sys
+
+tg = sys.argv[1] if len(sys.argv) > 1 else "/work/tinygrad"
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+
+# ---- tinygrad: class name -> (bases, public methods), over tensor.py and mixin/*.py ----
+classes = {}
+files = [os.path.join(tg, "tinygrad", "tensor.py")] + sorted(
+  os.path.join(tg, "tinygrad", "mixin", f) for f in os.listdir(os.path.join(tg, "tinygrad", "mixin")) if f.endswith(".py"))
+for path in files:
+  tree = ast.parse(open(path).read())
+  for node in tree.body:
+    if isinstance(node, ast.ClassDef):
+      bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+      names = {}
+      for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+          names[item.name] = os.path.relpath(path, tg)
+      classes.setdefault(node.name, (bases, names))
+
+def collect(cls, seen):
+  if cls in seen or cls not in classes: return {}
+  seen.add(cls)
+  bases, names = classes[cls]
+  out = {}
+  for b in bases: out.update(collect(b, seen))
+  out.update(names)
+  return out
+
+tg_methods = collect("Tensor", set())
+public = sorted(n for n in tg_methods if not n.startswith("_"))
+dunders = sorted(n for n in tg_methods if n.startswith("__") and n.endswith("__"))
+
+# ---- Maroon: identifiers declared in include/maroon/tensor.h ----
+header = open(os.path.join(root, "include", "maroon", "tensor.h")).read()
+maroon_names = set(re.findall(r"(?<![.\w>])([a-z_][a-z0-9_]*)\s*\(", header)) | set(re.findall(r"\b(T)\(\)", header))
+operators = set(re.findall(r"operator\s*([^\s(\w]+)\s*\(", header)) | set(re.findall(r"MAROON_OPERATOR\(([^)\s]+)\)", header))
+
+# C++ spellings of names that are keywords or would clash.
+aliases = {"float": "float_", "int": "int_", "bool": "bool_", "long": "long_", "short": "short_", "double": "double_",
+           "const": "const_", "expand": "expand_to", "numpy": "to_vector", "data": "bytes"}
+# tinygrad methods about devices, its JIT/function machinery or a GPU backend: nothing to map to
+# in a single-device reference engine. Listed, not counted.
+not_applicable = {
+  "device": "devices", "to": "devices", "to_": "devices", "shard": "multi-device", "shard_": "multi-device",
+  "shard_like": "multi-device", "from_blob": "raw device memory", "from_url": "network I/O",
+  "decode_hevc_frame": "video decoder", "image_conv2d": "IMAGE backend", "image_dot": "IMAGE backend",
+  "call": "function/JIT machinery", "callify": "function/JIT machinery", "custom_kernel": "function/JIT machinery",
+  "linear_with_vars": "function/JIT machinery", "schedule_linear": "function/JIT machinery",
+  "as_param": "function/JIT machinery", "is_param_": "optimizer marking (Maroon's optimizers take a list)",
+  "replace": "UOp replacement", "invalids": "Invalid sentinel values", "alu": "raw UOp access (Maroon: the free primitive functions)",
+  "ufix": "Python scalar wrapping (Maroon: weak C++ scalars)"}
+dunder_ops = {"__add__": "+", "__radd__": "+", "__sub__": "-", "__rsub__": "-", "__mul__": "*", "__rmul__": "*",
+              "__truediv__": "/", "__rtruediv__": "/", "__mod__": "%", "__rmod__": "%", "__and__": "&", "__rand__": "&",
+              "__or__": "|", "__ror__": "|", "__xor__": "^", "__rxor__": "^", "__lt__": "<", "__gt__": ">",
+              "__le__": "<=", "__ge__": ">=", "__eq__": "==", "__ne__": "!=", "__neg__": "-", "__invert__": "~",
+              "__lshift__": "<<", "__rshift__": ">>", "__getitem__": "[]"}
+# Python operators C++ has no spelling for: the method that does the same.
+no_cxx_op = {"__matmul__": "matmul", "__rmatmul__": "matmul", "__pow__": "pow", "__rpow__": "pow",
+             "__floordiv__": "div(x, \"floor\")", "__rfloordiv__": "div(x, \"floor\")", "__rlshift__": "lshift",
+             "__rrshift__": "rshift"}
+
+# Which Maroon names the API test suite calls (a call like `.name(` or `::name(`).
+tests_src = ""
+tdir = os.path.join(root, "tests", "api")
+for f in sorted(os.listdir(tdir)):
+  if f.endswith((".cpp", ".h")): tests_src += open(os.path.join(tdir, f)).read()
+def tested(cxx):
+  if cxx.startswith("operator"): return True
+  return re.search(r"[.:]" + re.escape(cxx) + r"(<[^>]*>)?\(", tests_src) is not None
+
+def has(name):
+  a = aliases.get(name, name)
+  if a.startswith("operator"): return a[len("operator"):] in operators
+  return a in maroon_names
+
+rows, have, counted = [], 0, 0
+for n in public:
+  if n in not_applicable:
+    rows.append((n, tg_methods[n], None))
+    continue
+  counted += 1
+  ok = has(n)
+  have += ok
+  rows.append((n, tg_methods[n], aliases.get(n, n) if ok else ""))
+ntested = sum(1 for n, f, m in rows if m and tested(m))
+drow, dhave = [], 0
+for n in dunders:
+  if n in no_cxx_op:
+    drow.append((n, "no C++ operator; method `" + no_cxx_op[n] + "`"))
+    continue
+  if n not in dunder_ops: continue
+  op = dunder_ops[n]
+  ok = op in operators
+  dhave += ok
+  drow.append((n, "`operator" + op + "`" if ok else "missing"))
+ncounted = sum(1 for n in dunders if n in dunder_ops)
+
+NOTES = """## Example
+
+```cpp
+#include "maroon/maroon.h"
+using namespace maroon;
+
+Tensor::manual_seed(0);                      // tinygrad's Threefry stream
+nn::Linear l1(784, 128), l2(128, 10);
+optim::Adam opt(nn::get_parameters({&l1, &l2}), 1e-3);
+TrainingScope training;                      // tinygrad's Context(TRAINING=1)
+Tensor loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y);
+opt.zero_grad();
+loss.backward();                             // fills .grad() of every float tensor in the graph
+opt.step();
+Tensor g2 = loss.gradient({l1.weight})[0];   // gradients are graphs: differentiate them again
+```
+
+## Where Maroon's Tensor API differs from tinygrad's
+
+- **C++ spellings.** `axis=None|int|tuple` is `maroon::Axis` (`{}`, `1`, `{0, 2}`); `x[1, ::2, None, ...]` is
+  `x[{Index(1), Index(slice(nullopt, nullopt, 2)), Index::none(), Index::ellipsis()}]`; padding is a list of
+  `(before, after)` pairs; `reduction=` is `maroon::Reduction`; `float()/int()/bool()/long()/...` carry a
+  trailing underscore; tinygrad's `Tensor.expand` is `expand_to` (`expand` is the same-rank primitive);
+  methods that return tuples return `std::pair`; `cummax` returns the values and `cummax_indices` the indices.
+- **No FMA contraction.** Every op rounds once, as written. tinygrad's CPU backend compiles `c*rand + low`
+  (uniform, the uniform initialisers, nn layer init) with FMA contraction, so those differ from tinygrad by
+  the product's rounding; rand, randint and randperm match it bit for bit (tests/data/tinygrad).
+- **Division** is `a * reciprocal(b)`, tinygrad's Tensor-level recipe; tinygrad's CPU backend later rewrites
+  it to a true division.
+- **pow** with a constant exponent stays the POW primitive (correctly rounded); tinygrad's code generator
+  rewrites it into multiplies (`x**3` becomes `x*x*x`), so gelu's cube, for one, can differ in the last bit.
+- **randn** uses Maroon's sin/log, not tinygrad's SLEEF-derived polynomials: equal to about 1e-6.
+- **stack/cat** of equal sizes select each slot with WHERE (there is no STACK primitive); the result keeps
+  every bit, as tinygrad's STACK does. Unequal sizes pad and add, as tinygrad does.
+- **DETACH and CONTIGUOUS_BACKWARD** are identity nodes tagged for the gradient pass, not primitives;
+  `contiguous()` returns the tensor (every realized node owns its buffer).
+- **Threefry** words are computed on the host (exact 32-bit integer arithmetic), then the float is built
+  from primitives (shift, or, bitcast, -1) as tinygrad builds it.
+- **Float-only primitives.** `sqrt`, `sin`, `log2`, `exp2`, `reciprocal` and `trunc` are Maroon's primitives
+  and throw DTypeError on integers; tinygrad computes them in float32. The compositions on top (`log`,
+  `exp`, `cos`, `tan`, `rsqrt`, `sigmoid`, ...) convert integers first, as tinygrad's result does.
+- **bitcast** is the BITCAST primitive and needs equal item sizes (tinygrad rescales the last axis).
+- **keccak/hash** reinterpret bytes as uint64 lanes on the host (tinygrad's size-changing bitcast); the
+  rounds are Tensor ops as in tinygrad.
+- **Not ported:** `rearrange`'s ellipsis; tinygrad's fast path for consecutive tensor indices (the general
+  one-hot path gives the same values).
+"""
+
+try:
+  commit = subprocess.check_output(["git", "-C", tg, "rev-parse", "HEAD"], text=True).strip()
+except Exception:
+  commit = "unknown"
+
+print("# Maroon's Tensor API against tinygrad's\n")
+print("Generated by `tools/tinygrad/api_coverage.py` (do not edit by hand). Rerun from the repo root:\n")
+print("```\n/usr/bin/python3 tools/tinygrad/api_coverage.py /work/tinygrad > docs/api.md\n```\n")
+print(f"tinygrad commit `{commit}`. tinygrad's names: the public methods and properties of `Tensor`")
+print("and its mixins (parsed from `tinygrad/tensor.py` and `tinygrad/mixin/*.py`). Maroon's names: identifiers")
+print("declared in `include/maroon/tensor.h` (methods of `maroon::Tensor` and free functions), with the")
+print("C++ spellings in the alias column where tinygrad's name is a C++ keyword.\n")
+print(f"**Coverage: {have} of {counted} public methods ({100*have/counted:.0f}%), not counting "
+      f"{len(public) - counted} that are device, JIT or backend machinery; "
+      f"{dhave} of {ncounted} Python operators that C++ can spell.**\n")
+print("nn layers and optimizers are in `include/maroon/nn.h` (Linear, Conv2d, BatchNorm, LayerNorm, GroupNorm,")
+print("Embedding, state dicts) and `include/maroon/optim.h` (SGD, LARS, Adam, AdamW, LAMB); not counted here.\n")
+print(f"{ntested} of the {have} present methods are called by the API test suite (tests/api), most of them")
+print("against PyTorch; the `tested` column is computed by searching those sources for a call.\n")
+print(NOTES)
+print("| tinygrad method | defined in | Maroon | tested |")
+print("|---|---|---|---|")
+for n, f, m in rows:
+  cell = f"n/a ({not_applicable[n]})" if m is None else ("`" + m + "`" if m else "**missing**")
+  t = "yes" if m and tested(m) else ""
+  print(f"| `{n}` | {f} | {cell} | {t} |")
+print("\n| Python operator | Maroon |")
+print("|---|---|")
+for n, m in drow:
+  print(f"| `{n}` | {m} |")
