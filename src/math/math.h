@@ -2,7 +2,14 @@
 // kernels, later the GPU). Bits in, bits out: `x` holds a value of format `f` in its low bits,
 // and the result is rounded in `r`. No libm. NaN results are the format's canonical quiet NaN.
 //
-// Each entry point documents its accuracy in docs/spec.md ("Transcendentals").
+// Each entry point documents its accuracy in docs/spec.md ("Transcendentals"); docs/math.md
+// has the algorithms, error analysis and verification. In short: for binary16, bfloat16 and
+// binary32 every result is the correctly rounded one in every rounding mode (pow: see
+// docs/math.md); binary64 uses the same double-double evaluation (correctly rounded unless the
+// exact value lies within 2^-90 of a rounding boundary; error < 0.5 + 2^-37 ulp).
+//
+// Callers must run these under the FPU's round-to-nearest mode without flush-to-zero (the
+// library's default environment); the results never depend on anything else.
 #pragma once
 #include <cstdint>
 

@@ -106,6 +106,10 @@ int main() {
     mpfr_sin(v, v, MPFR_RNDN);
     double h, l;
     dd(v, &h, &l);
+    if (j % 16 == 0) {  // sin(0), sin(pi/2), sin(pi), sin(3pi/2) exactly
+      h = (j == 16) ? 1.0 : (j == 48) ? -1.0 : 0.0;
+      l = 0.0;
+    }
     printf("  {%a, %a},\n", h, l);
   }
   printf("};\n");
