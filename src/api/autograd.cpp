@@ -112,9 +112,9 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
   return *this;
 }
 
-Tensor Tensor::detach() const { return tag_identity(*this, kTagDetach); }
+Tensor Tensor::detach() const { return marker(*this, Op::DETACH); }
 Tensor Tensor::contiguous() const { return *this; }
-Tensor Tensor::contiguous_backward() const { return tag_identity(*this, kTagContiguousBackward); }
+Tensor Tensor::contiguous_backward() const { return marker(*this, Op::CONTIGUOUS_BACKWARD); }
 
 Tensor Tensor::realized_leaf() const {
   maroon::realize(node());

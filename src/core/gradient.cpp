@@ -98,10 +98,11 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
     case Op::MULACC:  // not emitted by the API; a*b+c differentiates as MUL then ADD
       return Grads{maroon::mul(src(n, 1), ctx), maroon::mul(src(n, 0), ctx), ctx};
     case Op::REDUCE: return reduce_gradient(ctx, ret, n);
-    case Op::RESHAPE:
-      // DETACH never gets here (the walk skips it); CONTIGUOUS_BACKWARD's ctx.contiguous() is
-      // ctx itself in this engine.
-      return Grads{ctx.reshape(n.src[0]->shape)};
+    case Op::RESHAPE: return Grads{ctx.reshape(n.src[0]->shape)};
+    // DETACH never gets here (the walk skips it); CONTIGUOUS_BACKWARD's ctx.contiguous() is ctx
+    // itself in this engine (realization decides layout, never values).
+    case Op::DETACH: return Grads{std::nullopt};
+    case Op::CONTIGUOUS_BACKWARD: return Grads{ctx};
     case Op::EXPAND: return Grads{ctx};  // summed over the expanded axes by the generic rule
     case Op::PAD: {
       Pairs p;
@@ -128,13 +129,8 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
 
 }  // namespace
 
-bool is_tagged(const Node& n, uint64_t tag) { return n.op == Op::RESHAPE && n.arg.bits == tag; }
-
-Tensor tag_identity(const Tensor& t, uint64_t tag) {
-  Arg arg;
-  arg.ints = t.shape();
-  arg.bits = tag;
-  return Tensor(make_node(Op::RESHAPE, t.dtype(), t.shape(), {t.node()}, arg));
+Tensor marker(const Tensor& t, Op op) {
+  return Tensor(make_node(op, t.dtype(), t.shape(), {t.node()}));
 }
 
 std::vector<Node*> toposort_all(const NodePtr& root) {
@@ -175,7 +171,7 @@ std::unordered_map<const Node*, Tensor> compute_gradient(const Tensor& root, con
   grads.emplace(root.node().get(), root_grad);
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     Node* n = *it;
-    if (!on_path[n] || is_tagged(*n, kTagDetach)) continue;  // gradients stop at DETACH
+    if (!on_path[n] || n->op == Op::DETACH) continue;  // gradients stop at DETACH
     auto g = grads.find(n);
     if (g == grads.end()) continue;
     Tensor ctx = g->second;

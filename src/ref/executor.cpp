@@ -80,6 +80,7 @@ void run_movement(Node& n) {
     case Op::PAD: n.view = s.view.pad(n.arg.pairs); break;
     case Op::SHRINK: n.view = s.view.shrink(n.arg.pairs); break;
     case Op::FLIP: n.view = s.view.flip(n.arg.ints); break;
+    case Op::DETACH: case Op::CONTIGUOUS_BACKWARD: n.view = s.view; break;
     default: assert(false);
   }
   assert(n.view.shape() == n.shape);
@@ -106,7 +107,7 @@ void execute(Node& n) {
       return run_elementwise(n);
     case Op::REDUCE: return run_reduce(n);
     case Op::RESHAPE: case Op::EXPAND: case Op::PERMUTE: case Op::PAD: case Op::SHRINK:
-    case Op::FLIP:
+    case Op::FLIP: case Op::DETACH: case Op::CONTIGUOUS_BACKWARD:
       return run_movement(n);
     case Op::CONST: return run_const(n);
     case Op::BUFFER: assert(n.realized && "BUFFER nodes are created realized"); return;

@@ -157,6 +157,12 @@ void random_step(std::mt19937_64& rng, Op op, Dense& m, Tensor& t) {
       t = t.flip(axes);
       break;
     }
+    case Op::DETACH:  // graph-only markers: identity views
+      t = Tensor(make_node(op, t.dtype(), t.shape(), {t.node()}));
+      break;
+    case Op::CONTIGUOUS_BACKWARD:
+      t = Tensor(make_node(op, t.dtype(), t.shape(), {t.node()}));
+      break;
     default: FAIL() << "no movement model for " << op_name(op);
   }
 }
