@@ -135,10 +135,21 @@ PYBIND11_MODULE(_maroon, m) {
   });
   t.def("transpose", &Tensor::transpose, py::arg("dim0") = 1, py::arg("dim1") = 0);
   t.def("matmul", [](const Tensor& a, const Tensor& b) { return a.matmul(b); });
-#define MAROON_UNARY(name) t.def(#name, &Tensor::name);
-  MAROON_UNARY(exp) MAROON_UNARY(log) MAROON_UNARY(exp2) MAROON_UNARY(log2) MAROON_UNARY(sqrt)
-  MAROON_UNARY(sin) MAROON_UNARY(relu) MAROON_UNARY(reciprocal) MAROON_UNARY(trunc) MAROON_UNARY(neg)
+  // Every method without arguments, as tinygrad names it.
+#define MAROON_UNARY(name) t.def(#name, [](const Tensor& x) { return x.name(); });
+  MAROON_UNARY(exp2) MAROON_UNARY(log2) MAROON_UNARY(sin) MAROON_UNARY(sqrt) MAROON_UNARY(reciprocal)
+  MAROON_UNARY(trunc) MAROON_UNARY(detach) MAROON_UNARY(contiguous) MAROON_UNARY(contiguous_backward)
+  MAROON_UNARY(clone) MAROON_UNARY(neg) MAROON_UNARY(logical_not) MAROON_UNARY(bitwise_not) MAROON_UNARY(exp)
+  MAROON_UNARY(log) MAROON_UNARY(log10) MAROON_UNARY(rsqrt) MAROON_UNARY(cos) MAROON_UNARY(tan)
+  MAROON_UNARY(square) MAROON_UNARY(sign) MAROON_UNARY(abs) MAROON_UNARY(floor) MAROON_UNARY(ceil)
+  MAROON_UNARY(round) MAROON_UNARY(relu) MAROON_UNARY(relu6) MAROON_UNARY(sigmoid) MAROON_UNARY(logsigmoid)
+  MAROON_UNARY(tanh) MAROON_UNARY(quick_gelu) MAROON_UNARY(swish) MAROON_UNARY(silu) MAROON_UNARY(hardswish)
+  MAROON_UNARY(mish) MAROON_UNARY(softsign) MAROON_UNARY(erf) MAROON_UNARY(sinh) MAROON_UNARY(cosh)
+  MAROON_UNARY(atanh) MAROON_UNARY(asinh) MAROON_UNARY(acosh) MAROON_UNARY(isnan) MAROON_UNARY(isfinite)
+  MAROON_UNARY(asin) MAROON_UNARY(acos) MAROON_UNARY(atan)
 #undef MAROON_UNARY
+  t.def("__invert__", [](const Tensor& x) { return x.bitwise_not(); });
+  t.def("__abs__", [](const Tensor& x) { return x.abs(); });
   auto axis_of = [](py::object axis) -> Axis {
     if (axis.is_none()) return Axis();
     if (py::isinstance<py::int_>(axis)) return Axis(axis.cast<int64_t>());

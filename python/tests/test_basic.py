@@ -51,3 +51,12 @@ def test_errors_are_python_exceptions():
         Tensor([1.0, 2.0, 3.0]).reshape(2, 2)
     with pytest.raises(TypeError):
         Tensor([1.0]).cast(dtypes.float32).bitcast(dtypes.int16)
+
+
+def test_unary_methods_match_torch_closely():
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-3, 3, 101).astype(np.float32)
+    for name in ["exp", "sigmoid", "tanh", "relu", "abs", "square", "sin", "cos"]:
+        got = getattr(Tensor(x), name)().numpy()
+        want = getattr(torch, name)(torch.from_numpy(x)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
