@@ -1,6 +1,7 @@
 // binary32 exp2, log2, sin: a stratified sample over every exponent (both signs), the hardest
 // cases found by scanning (results within 2^-24..2^-30 ulp of a rounding boundary), exact cases
 // and special values, all four modes, bit-exact against MPFR. tools/math-check covers all 2^32.
+#include "math/internal.h"
 #include "test_util.h"
 
 namespace maroon::mathtest {
@@ -9,6 +10,7 @@ namespace {
 constexpr int kPerBinade = 600;  // x 256 exponents x 2 signs = 307200 inputs per function
 
 void sample32(Fn fn, uint64_t seed) {
+  const uint64_t unresolved = math::detail::stats().unresolved;
   Comparator c(sf::kF32);
   Rng rng{seed};
   for (uint32_t e = 0; e < 256; ++e)
@@ -21,6 +23,8 @@ void sample32(Fn fn, uint64_t seed) {
         c.check(fn, (s << 31) | (e << 23) | m);
       }
   EXPECT_EQ(c.mismatches(), 0u);
+  // The double-double path always decided (no result came from an undecided approximation).
+  EXPECT_EQ(math::detail::stats().unresolved, unresolved);
 }
 
 TEST(MathF32, Exp2Sample) { sample32(Fn::Exp2, 1); }
