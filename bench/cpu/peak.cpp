@@ -13,8 +13,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <class T>
 double Peak() {
   const hn::ScalableTag<T> d;
-  auto a0 = hn::Set(d, T(0)), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  auto a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+  // Distinct starting values: identical chains would be merged by the compiler into one.
+  auto a0 = hn::Set(d, T(0)), a1 = hn::Set(d, T(1)), a2 = hn::Set(d, T(2)), a3 = hn::Set(d, T(3));
+  auto a4 = hn::Set(d, T(4)), a5 = hn::Set(d, T(5)), a6 = hn::Set(d, T(6)), a7 = hn::Set(d, T(7));
+  auto a8 = hn::Set(d, T(8)), a9 = hn::Set(d, T(9)), a10 = hn::Set(d, T(10)), a11 = hn::Set(d, T(11));
+  auto a12 = hn::Set(d, T(12)), a13 = hn::Set(d, T(13)), a14 = hn::Set(d, T(14)), a15 = hn::Set(d, T(15));
   // a = a*x + y with separate roundings: nothing the compiler can hoist, 16 chains in flight.
   const auto x = hn::Set(d, T(0.9999999)), y = hn::Set(d, T(1e-7));
   const long iters = 20'000'000;

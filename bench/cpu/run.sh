@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 threads=${1:-1}
 sizes=64,128,256,512,1024,2048
-b=build/bench/cpu
+b=${MAROON_BUILD_DIR:-build}/bench/cpu
 echo "## Matmul, $threads thread(s)"
 echo
 echo "OpenBLAS as Debian ships it (it picks its kernel from the CPU):"
