@@ -188,4 +188,70 @@ int64_t ShapeTracker::index(const int64_t* idx) const {
   return -1;
 }
 
+void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) const {
+  if (n <= 0) return;
+  const size_t nv = views_.size();
+  const View& top = views_.back();
+  if (top.shape.empty()) { out[0] = index(idx); return; }
+  // Coordinates of the current position in every view (views_[k] for k < nv-1 hold the
+  // row-major unravel of the linear index of the view above), and each view's linear index.
+  std::vector<std::vector<int64_t>> c(nv);
+  std::vector<int64_t> lin(nv);
+  c[nv - 1].assign(idx, idx + top.shape.size());
+  for (size_t k = nv; k-- > 0;) {
+    const View& v = views_[k];
+    lin[k] = v.offset;
+    for (size_t d = 0; d < v.shape.size(); ++d) lin[k] += c[k][d] * v.strides[d];
+    if (k == 0) break;
+    const Shape& below = views_[k - 1].shape;
+    c[k - 1].assign(below.size(), 0);
+    // Floor division, so that coordinates stay a consistent mixed-radix number even where the
+    // view above is padding (its linear index can then be out of range).
+    int64_t l = lin[k];
+    for (size_t d = below.size(); d-- > 0;) {
+      if (below[d] == 0) { c[k - 1][d] = 0; continue; }
+      int64_t q = l / below[d];
+      if (l - q * below[d] < 0) --q;
+      c[k - 1][d] = l - q * below[d];
+      l = q;
+    }
+    if (!below.empty()) c[k - 1][0] += l * (below[0] ? below[0] : 0);
+  }
+  auto valid = [&] {
+    for (size_t k = 0; k < nv; ++k) {
+      const View& v = views_[k];
+      if (!v.has_mask()) continue;
+      for (size_t d = 0; d < v.shape.size(); ++d)
+        if (c[k][d] < v.mask[d].first || c[k][d] >= v.mask[d].second) return false;
+    }
+    return true;
+  };
+  const size_t last = top.shape.size() - 1;
+  for (int64_t i = 0;; ++i) {
+    out[i] = valid() ? lin[0] : -1;
+    if (i + 1 == n) return;
+    // One step along the top view's last axis, then the change carried down the stack.
+    ++c[nv - 1][last];
+    int64_t delta = top.strides[last];
+    lin[nv - 1] += delta;
+    for (size_t k = nv - 1; k-- > 0;) {
+      const View& v = views_[k];
+      std::vector<int64_t>& ck = c[k];
+      if (ck.empty()) break;
+      ck.back() += delta;  // add delta to the mixed-radix number ck, then normalise every
+      for (size_t d = ck.size(); d-- > 1;) {  // digit but the first, which may run out of range
+        if (v.shape[d] == 0 || (ck[d] >= 0 && ck[d] < v.shape[d])) continue;
+        int64_t carry = ck[d] / v.shape[d];
+        if (ck[d] - carry * v.shape[d] < 0) --carry;  // floor division
+        ck[d] -= carry * v.shape[d];
+        ck[d - 1] += carry;
+      }
+      int64_t l = v.offset;
+      for (size_t d = 0; d < ck.size(); ++d) l += ck[d] * v.strides[d];
+      delta = l - lin[k];
+      lin[k] = l;
+    }
+  }
+}
+
 }  // namespace maroon

@@ -46,6 +46,10 @@ class ShapeTracker {
 
   // The buffer element that index `idx` (one entry per axis of shape()) reads, or -1 for padding.
   int64_t index(const int64_t* idx) const;
+  // index() of n consecutive positions along the last axis, starting at `idx` (whose last entry
+  // plus n must not pass the axis' end): out[i] for idx + (0, ..., 0, i). Walks the views with
+  // additions and rare carries instead of a division per axis and view for every element.
+  void row_indices(const int64_t* idx, int64_t n, int64_t* out) const;
 
  private:
   std::vector<View> views_;  // views_[0] reads the buffer; views_.back() is the visible shape

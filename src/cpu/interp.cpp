@@ -194,9 +194,14 @@ void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64
     }
     return;
   }
-  for (int i = 0; i < n; ++i) {
-    idx[i] = m.index(c.data());
-    for (size_t d = nd; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+  // Several views: walk each row segment along the last axis incrementally.
+  if (nd == 0) { idx[0] = m.index(c.data()); return; }
+  for (int i = 0; i < n;) {
+    const int seg = static_cast<int>(std::min<int64_t>(n - i, shape[nd - 1] - c[nd - 1]));
+    m.node->view.row_indices(c.data(), seg, idx + i);
+    i += seg;
+    c[nd - 1] = 0;
+    for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
   }
 }
 

@@ -40,14 +40,17 @@ Operand operand(const Node& leaf) {
   const int64_t n = numel(dense_shape);
   if (n > kMaxDenseElements) return o;
   o.dense = std::make_shared<Buffer>(leaf.dtype, n);
-  std::vector<int64_t> c(s.size(), 0), idx(static_cast<size_t>(std::min<int64_t>(n, kTile)));
-  for (int64_t p0 = 0; p0 < n; p0 += kTile) {
-    const int cnt = static_cast<int>(std::min<int64_t>(kTile, n - p0));
-    for (int i = 0; i < cnt; ++i) {
-      idx[i] = leaf.view.index(c.data());
-      for (size_t d = s.size(); d-- > 0;) { if (++c[d] < dense_shape[d]) break; c[d] = 0; }
+  // Row by row along the last axis (row_indices walks the view stack without divisions).
+  const int64_t row = dense_shape.empty() ? 1 : dense_shape.back();
+  std::vector<int64_t> c(s.size(), 0), idx(static_cast<size_t>(std::max<int64_t>(row, 1)));
+  for (int64_t p0 = 0; p0 < n; p0 += row) {
+    if (s.empty()) idx[0] = leaf.view.index(c.data());
+    else leaf.view.row_indices(c.data(), row, idx.data());
+    gather(*leaf.buffer, idx.data(), static_cast<int>(row), o.dense->bytes() + p0 * itemsize(leaf.dtype));
+    for (size_t d = s.size() - (s.empty() ? 0 : 1); d-- > 0;) {
+      if (++c[d] < dense_shape[d]) break;
+      c[d] = 0;
     }
-    gather(*leaf.buffer, idx.data(), cnt, o.dense->bytes() + p0 * itemsize(leaf.dtype));
   }
   o.data = o.dense->bytes();
   o.strides.assign(s.size(), 0);

@@ -214,6 +214,23 @@ TEST(Movement, RandomCompositionsOfViews) {
     // A compute op reads through the same views: x + 0 (int32) must not change a thing.
     ASSERT_EQ(add(t, 0).bits(), m.v) << chain;
     EXPECT_TRUE(t.shares_buffer_with(base)) << chain;
+    // row_indices walks a row incrementally; it must agree with index() everywhere.
+    const ShapeTracker& st = t.node()->view;
+    const Shape& sh = st.shape();
+    if (!sh.empty() && numel(sh) > 0) {
+      std::vector<int64_t> c(sh.size(), 0), row(sh.back());
+      do {
+        st.row_indices(c.data(), sh.back(), row.data());
+        std::vector<int64_t> e = c;
+        for (int64_t i = 0; i < sh.back(); ++i) {
+          e.back() = i;
+          ASSERT_EQ(row[i], st.index(e.data())) << chain << " at row element " << i;
+        }
+        size_t d = sh.size() - 1;  // next row: odometer over all but the last axis
+        while (d-- > 0 && ++c[d] == sh[d]) c[d] = 0;
+        if (d == static_cast<size_t>(-1)) break;
+      } while (true);
+    }
     if (t.node()->view.views().size() > 1) ++nontrivial;
   }
   EXPECT_GT(nontrivial, 10);  // some chains needed a second view (reshape after permute/pad)
