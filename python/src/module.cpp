@@ -161,6 +161,70 @@ PYBIND11_MODULE(_maroon, m) {
         py::arg("axis") = py::none(), py::arg("keepdim") = false);
   t.def("mean", [axis_of](const Tensor& x, py::object axis, bool keepdim) { return x.mean(axis_of(axis), keepdim); },
         py::arg("axis") = py::none(), py::arg("keepdim") = false);
+  t.def("min", [axis_of](const Tensor& x, py::object axis, bool keepdim) { return x.min(axis_of(axis), keepdim); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false);
+  t.def("var", [axis_of](const Tensor& x, py::object axis, bool keepdim, double c) { return x.var(axis_of(axis), keepdim, c); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false, py::arg("correction") = 1.0);
+  t.def("std", [axis_of](const Tensor& x, py::object axis, bool keepdim, double c) { return x.std(axis_of(axis), keepdim, c); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false, py::arg("correction") = 1.0);
+  t.def("argmax", [](const Tensor& x, std::optional<int64_t> axis, bool keepdim) { return x.argmax(axis, keepdim); },
+        py::arg("axis") = py::none(), py::arg("keepdim") = false);
+  t.def("expand", [](const Tensor& x, py::args shape) {
+    Shape s;
+    if (shape.size() == 1 && py::isinstance<py::sequence>(shape[0])) s = shape[0].cast<Shape>();
+    else for (auto v : shape) s.push_back(v.cast<int64_t>());
+    return x.expand(s);
+  });
+  t.def("flatten", [](const Tensor& x, int64_t a, int64_t b) { return x.flatten(a, b); },
+        py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  t.def("unsqueeze", &Tensor::unsqueeze);
+  t.def("squeeze", [](const Tensor& x, std::optional<int64_t> d) { return x.squeeze(d); }, py::arg("dim") = py::none());
+  t.def("pow", [](const Tensor& a, const Operand& b) { return a.pow(as_tensor(b, a)); });
+  t.def("maximum", [](const Tensor& a, const Operand& b) { return a.maximum(as_tensor(b, a)); });
+  t.def("minimum", [](const Tensor& a, const Operand& b) { return a.minimum(as_tensor(b, a)); });
+  t.def("where", [](const Tensor& c, const Operand& x, const Operand& y) {
+    Tensor tx = py::isinstance<Tensor>(x) ? x.cast<Tensor>() : py::isinstance<Tensor>(y) ? as_tensor(x, y.cast<Tensor>())
+                                                                                         : as_tensor(x, c.cast(DType::Float32));
+    return c.where(tx, as_tensor(y, tx));
+  });
+  t.def("one_hot", &Tensor::one_hot);
+  t.def("gather", &Tensor::gather, py::arg("dim"), py::arg("index"));
+  t.def("linear", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b) { return x.linear(w, b); },
+        py::arg("weight"), py::arg("bias") = py::none());
+  t.def("conv2d",
+        [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, int64_t groups, std::vector<int64_t> stride,
+           std::vector<int64_t> dilation, std::vector<int64_t> padding) {
+          return x.conv2d(w, b, groups, stride, dilation, padding);
+        },
+        py::arg("weight"), py::arg("bias") = py::none(), py::arg("groups") = 1, py::arg("stride") = std::vector<int64_t>{1},
+        py::arg("dilation") = std::vector<int64_t>{1}, py::arg("padding") = std::vector<int64_t>{0});
+  t.def("max_pool2d", [](const Tensor& x, std::vector<int64_t> k, std::vector<int64_t> s) { return x.max_pool2d(k, s); },
+        py::arg("kernel_size") = std::vector<int64_t>{2, 2}, py::arg("stride") = std::vector<int64_t>{});
+  t.def("sparse_categorical_crossentropy",
+        [](const Tensor& x, const Tensor& y, int64_t ignore, double ls) { return x.sparse_categorical_crossentropy(y, ignore, ls); },
+        py::arg("Y"), py::arg("ignore_index") = -1, py::arg("label_smoothing") = 0.0);
+  t.def("__eq__", [](const Tensor& a, const Operand& b) { return a.eq(as_tensor(b, a)); });
+  t.def("__pow__", [](const Tensor& a, const Operand& b) { return a.pow(as_tensor(b, a)); });
+  t.def_static("manual_seed", &Tensor::manual_seed, py::arg("seed") = 0);
+  auto shape_of = [](py::args shape) {
+    Shape s;
+    if (shape.size() == 1 && py::isinstance<py::sequence>(shape[0])) s = shape[0].cast<Shape>();
+    else for (auto v : shape) s.push_back(v.cast<int64_t>());
+    return s;
+  };
+  t.def_static("zeros", [shape_of](py::args shape, DType dtype) { return Tensor::zeros(shape_of(shape), dtype); },
+               py::kw_only(), py::arg("dtype") = DType::Float32);
+  t.def_static("ones", [shape_of](py::args shape, DType dtype) { return Tensor::ones(shape_of(shape), dtype); },
+               py::kw_only(), py::arg("dtype") = DType::Float32);
+  t.def_static("rand", [shape_of](py::args shape, DType dtype) { return Tensor::rand(shape_of(shape), dtype); },
+               py::kw_only(), py::arg("dtype") = DType::Float32);
+  t.def_static("randn", [shape_of](py::args shape, DType dtype) { return Tensor::randn(shape_of(shape), dtype); },
+               py::kw_only(), py::arg("dtype") = DType::Float32);
+  t.def_static("arange", [](int64_t stop) { return Tensor::arange(stop); });
+  t.def_static("cat", [](const std::vector<Tensor>& ts, int64_t dim) { return Tensor::cat_all(ts, dim); },
+               py::arg("tensors"), py::arg("dim") = 0);
+  t.def_static("stack", [](const std::vector<Tensor>& ts, int64_t dim) { return Tensor::stack_all(ts, dim); },
+               py::arg("tensors"), py::arg("dim") = 0);
   t.def("softmax", [](const Tensor& x, int64_t axis) { return x.softmax(axis); }, py::arg("axis") = -1);
   t.def("log_softmax", [](const Tensor& x, int64_t axis) { return x.log_softmax(axis); }, py::arg("axis") = -1);
 
