@@ -34,7 +34,7 @@ setup(
     name="maroon",
     version="0.1.0",
     description="Deterministic tensors and autodiff: tinygrad's API, the same bits on every machine",
-    packages=["maroon"],
+    packages=["maroon", "maroon.nn"],
     ext_modules=[Extension("maroon._maroon", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     python_requires=">=3.11",

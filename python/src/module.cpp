@@ -77,6 +77,8 @@ Tensor as_tensor(const Operand& o, const Tensor& like) {
 
 }  // namespace
 
+void bind_nn(py::module_& m);  // nn.cpp
+
 PYBIND11_MODULE(_maroon, m) {
   m.doc() = "Maroon: a deterministic tensor engine (tinygrad's Tensor API, same bits everywhere)";
 
@@ -244,6 +246,12 @@ PYBIND11_MODULE(_maroon, m) {
   t.def("__repr__", [](const Tensor& x) {
     return "<Tensor shape=" + shape_str(x.shape()) + " dtype=dtypes." + std::string(dtype_name(x.dtype())) + ">";
   });
+
+  // tinygrad's Tensor.training (a class attribute there, a global switch here).
+  t.def_property_static("training", [](py::object) { return Tensor::training(); },
+                        [](py::object, bool on) { Tensor::set_training(on); });
+
+  bind_nn(m);
 
   m.def("set_num_threads", &set_num_threads);
   m.def("num_threads", &num_threads);

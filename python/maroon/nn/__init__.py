@@ -1,0 +1,11 @@
+"""tinygrad's nn layers over Maroon's C++ ones (maroon::nn)."""
+from .._maroon import nn as _nn
+
+Linear = _nn.Linear
+Conv2d = _nn.Conv2d
+BatchNorm = _nn.BatchNorm
+BatchNorm2d = _nn.BatchNorm2d
+LayerNorm = _nn.LayerNorm
+Embedding = _nn.Embedding
+
+from . import optim, state  # noqa: E402,F401
