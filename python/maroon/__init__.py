@@ -4,7 +4,8 @@ The work is done by the C++ engine (the `_maroon` extension); this file only nam
 `dtypes`.
 """
 from . import _maroon
-from ._maroon import DType, set_num_threads, num_threads, simd_target, set_simd_target  # noqa: F401
+from ._maroon import (DType, available_simd_targets, num_threads, set_backend, set_num_threads,  # noqa: F401
+                      set_simd_target, simd_target)
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)

@@ -253,6 +253,11 @@ PYBIND11_MODULE(_maroon, m) {
 
   bind_nn(m);
 
+  m.def("set_backend", [](const std::string& b) {
+    if (b != "ref" && b != "cpu") throw Error("[set_backend] unknown backend '" + b + "' (ref, cpu)");
+    set_backend(b == "ref" ? Backend::Ref : Backend::Cpu);
+  });
+  m.def("available_simd_targets", &available_simd_targets);
   m.def("set_num_threads", &set_num_threads);
   m.def("num_threads", &num_threads);
   m.def("simd_target", &simd_target);

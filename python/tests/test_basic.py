@@ -109,3 +109,46 @@ def test_mlp_training_with_adam_is_deterministic_and_learns():
     a, b = run(), run()
     assert a == b  # same bits, run to run
     assert a[0][-1] < a[0][0]
+
+
+def test_training_digest_is_the_same_on_every_backend_target_and_thread_count():
+    import hashlib
+
+    import maroon
+    from maroon import nn
+    from maroon.nn.optim import Adam
+
+    def digest():
+        Tensor.manual_seed(0)
+        l1, l2 = nn.Linear(16, 8), nn.Linear(8, 3)
+        opt = Adam(l1.parameters() + l2.parameters(), lr=1e-2)
+        x = Tensor.rand(24, 16)
+        y = Tensor((np.arange(24) % 3).astype(np.int32))
+        Tensor.training = True
+        h = hashlib.sha256()
+        for _ in range(3):
+            opt.zero_grad()
+            loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y)
+            loss.backward()
+            opt.step()
+            h.update(loss.numpy().tobytes())
+        Tensor.training = False
+        h.update(l1.weight.numpy().tobytes())
+        return h.hexdigest()
+
+    first_target, first_threads = maroon.simd_target(), maroon.num_threads()
+    digests = {}
+    try:
+        maroon.set_backend("ref")  # the soft-float reference executor
+        digests["ref"] = digest()
+        maroon.set_backend("cpu")
+        for target in maroon.available_simd_targets():
+            for threads in (1, 2, 3):
+                maroon.set_simd_target(target)
+                maroon.set_num_threads(threads)
+                digests[f"{target}/{threads}"] = digest()
+    finally:
+        maroon.set_backend("cpu")
+        maroon.set_simd_target(first_target)
+        maroon.set_num_threads(first_threads)
+    assert len(set(digests.values())) == 1, digests
