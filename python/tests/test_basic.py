@@ -84,57 +84,47 @@ def test_a_tiny_training_step_is_deterministic():
     assert run() == run()
 
 
-def test_mlp_training_with_adam_is_deterministic_and_learns():
+def train_mlp(steps, n_in=8, hidden=16, batch=32):
+    """A two-layer MLP trained with Adam on fixed random data: the per-step losses and a SHA-256 of
+    the losses and the first layer's final weights."""
+    import hashlib
+
     from maroon import nn
     from maroon.nn.optim import Adam
     from maroon.nn.state import get_parameters
 
-    def run():
-        Tensor.manual_seed(0)
-        l1, l2 = nn.Linear(8, 16), nn.Linear(16, 3)
-        opt = Adam(get_parameters([l1, l2]), lr=1e-2)
-        x = Tensor.rand(32, 8)
-        y = Tensor((np.arange(32) % 3).astype(np.int32))
-        Tensor.training = True
-        losses = []
-        for _ in range(20):
+    Tensor.manual_seed(0)
+    l1, l2 = nn.Linear(n_in, hidden), nn.Linear(hidden, 3)
+    opt = Adam(get_parameters([l1, l2]), lr=1e-2)
+    x = Tensor.rand(batch, n_in)
+    y = Tensor((np.arange(batch) % 3).astype(np.int32))
+    Tensor.training = True
+    losses, h = [], hashlib.sha256()
+    try:
+        for _ in range(steps):
             opt.zero_grad()
             loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y)
             loss.backward()
             opt.step()
             losses.append(loss.numpy().item())
+            h.update(loss.numpy().tobytes())
+    finally:
         Tensor.training = False
-        return losses, l1.weight.numpy().tobytes()
+    h.update(l1.weight.numpy().tobytes())
+    return losses, h.hexdigest()
 
-    a, b = run(), run()
+
+def test_mlp_training_with_adam_is_deterministic_and_learns():
+    a, b = train_mlp(20), train_mlp(20)
     assert a == b  # same bits, run to run
     assert a[0][-1] < a[0][0]
 
 
 def test_training_digest_is_the_same_on_every_backend_target_and_thread_count():
-    import hashlib
-
     import maroon
-    from maroon import nn
-    from maroon.nn.optim import Adam
 
     def digest():
-        Tensor.manual_seed(0)
-        l1, l2 = nn.Linear(16, 8), nn.Linear(8, 3)
-        opt = Adam(l1.parameters() + l2.parameters(), lr=1e-2)
-        x = Tensor.rand(24, 16)
-        y = Tensor((np.arange(24) % 3).astype(np.int32))
-        Tensor.training = True
-        h = hashlib.sha256()
-        for _ in range(3):
-            opt.zero_grad()
-            loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y)
-            loss.backward()
-            opt.step()
-            h.update(loss.numpy().tobytes())
-        Tensor.training = False
-        h.update(l1.weight.numpy().tobytes())
-        return h.hexdigest()
+        return train_mlp(3, n_in=16, hidden=8, batch=24)[1]
 
     first_target, first_threads = maroon.simd_target(), maroon.num_threads()
     digests = {}
