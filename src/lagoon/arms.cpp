@@ -389,6 +389,24 @@ Ray range(const Meta& m0, const std::vector<uint8_t>& a, const std::vector<uint8
 
 // ---------------------------------------------------------------- along an axis, conv
 
+namespace {
+// Applies fold(index_of) to every line along `axis`: index_of(k) is the element index of position
+// k on that line; the result goes to the line's place in a ray of shape s with s[axis] = 1.
+template <class E, class Fold>
+Ray fold_axis(const RayRef& a, uint32_t axis, Fold fold) {
+  const auto& s = a.meta.shape;
+  Meta om = a.meta;
+  om.shape[axis] = 1;
+  Ray out = make_ray(om);
+  uint64_t inner = strides_of(s)[axis], K = s[axis], outer = 1;
+  for (uint32_t k = 0; k < axis; ++k) outer *= s[k];
+  for (uint64_t o = 0; o < outer; ++o)
+    for (uint64_t i = 0; i < inner; ++i)
+      put<E>(out, o * inner + i, fold(K, [&](uint64_t k) { return (o * K + k) * inner + i; }));
+  return out;
+}
+}  // namespace
+
 Ray sum_axis(const RayRef& a, uint32_t axis, Round r) {
   need_bytes(a, "sum-axis");
   const auto& s = a.meta.shape;
@@ -396,18 +414,11 @@ Ray sum_axis(const RayRef& a, uint32_t axis, Round r) {
   RoundGuard g(r);
   return dispatch(a.meta.kind, a.meta.bloq, r, "sum-axis", [&](auto e) {
     using E = decltype(e);
-    Meta om = a.meta;
-    om.shape[axis] = 1;
-    Ray out = make_ray(om);
-    uint64_t inner = strides_of(s)[axis], K = s[axis], outer = 1;
-    for (uint32_t k = 0; k < axis; ++k) outer *= s[k];
-    for (uint64_t o = 0; o < outer; ++o)
-      for (uint64_t i = 0; i < inner; ++i) {
-        B<E> acc = E::zero();  // cumsum's order along the axis: k = K-1 down to 0
-        for (uint64_t k = K; k-- > 0;) acc = e.add(get<E>(a, (o * K + k) * inner + i), acc);
-        put<E>(out, o * inner + i, acc);
-      }
-    return out;
+    return fold_axis<E>(a, axis, [&](uint64_t K, auto at) {
+      B<E> acc = E::zero();  // cumsum's order along the axis: k = K-1 down to 0
+      for (uint64_t k = K; k-- > 0;) acc = e.add(get<E>(a, at(k)), acc);
+      return acc;
+    });
   });
 }
 
@@ -418,21 +429,14 @@ Ray max_axis(const RayRef& a, uint32_t axis) {
   if (s[axis] == 0) throw Error(kEDomain, "max-axis: empty axis (Lagoon's max crashes)");
   return dispatch(a.meta.kind, a.meta.bloq, Round::TowardZero, "max-axis", [&](auto e) {
     using E = decltype(e);
-    Meta om = a.meta;
-    om.shape[axis] = 1;
-    Ray out = make_ray(om);
-    uint64_t inner = strides_of(s)[axis], K = s[axis], outer = 1;
-    for (uint32_t k = 0; k < axis; ++k) outer *= s[k];
-    for (uint64_t o = 0; o < outer; ++o)
-      for (uint64_t i = 0; i < inner; ++i) {
-        B<E> acc = get<E>(a, o * K * inner + i);  // Lagoon's max along the axis
-        for (uint64_t k = K; k-- > 0;) {
-          B<E> x = get<E>(a, (o * K + k) * inner + i);
-          if (e.gt(x, acc)) acc = x;
-        }
-        put<E>(out, o * inner + i, acc);
+    return fold_axis<E>(a, axis, [&](uint64_t K, auto at) {
+      B<E> acc = get<E>(a, at(0));  // Lagoon's max along the axis
+      for (uint64_t k = K; k-- > 0;) {
+        B<E> x = get<E>(a, at(k));
+        if (e.gt(x, acc)) acc = x;
       }
-    return out;
+      return acc;
+    });
   });
 }
 
