@@ -150,21 +150,6 @@ void convert(const void* pa, const void*, const void*, void* po, int n) {
   for (int i = 0; i < n; ++i) o[i] = canon(static_cast<To>(a[i]));  // rounds per MXCSR
 }
 
-// Integer ops wrap: compute in the unsigned type of the same width.
-template <class T, class U = std::make_unsigned_t<T>>
-void int_add(const void* pa, const void* pb, const void*, void* po, int n) {
-  const U* a = static_cast<const U*>(pa);
-  const U* b = static_cast<const U*>(pb);
-  U* o = static_cast<U*>(po);
-  for (int i = 0; i < n; ++i) o[i] = static_cast<U>(a[i] + b[i]);
-}
-template <class T, class U = std::make_unsigned_t<T>>
-void int_mul(const void* pa, const void* pb, const void*, void* po, int n) {
-  const U* a = static_cast<const U*>(pa);
-  const U* b = static_cast<const U*>(pb);
-  U* o = static_cast<U*>(po);
-  for (int i = 0; i < n; ++i) o[i] = static_cast<U>(a[i] * b[i]);
-}
 template <class T>
 void int_max(const void* pa, const void* pb, const void*, void* po, int n) {
   const T* a = static_cast<const T*>(pa);
@@ -179,6 +164,16 @@ void int_bitwise(const void* pa, const void* pb, void* po, int n, F f) {
   const T* b = static_cast<const T*>(pb);
   T* o = static_cast<T*>(po);
   for (int i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+// Integer add and multiply wrap: computed in the unsigned type of the same width (int8 * int8
+// would otherwise promote to int, and signed overflow is undefined).
+template <class T, class U = std::make_unsigned_t<T>>
+void int_add(const void* a, const void* b, const void*, void* o, int n) {
+  int_bitwise<U>(a, b, o, n, [](U x, U y) { return static_cast<U>(x + y); });
+}
+template <class T, class U = std::make_unsigned_t<T>>
+void int_mul(const void* a, const void* b, const void*, void* o, int n) {
+  int_bitwise<U>(a, b, o, n, [](U x, U y) { return static_cast<U>(x * y); });
 }
 template <class T> void int_and(const void* a, const void* b, const void*, void* o, int n) {
   int_bitwise<T>(a, b, o, n, [](T x, T y) { return static_cast<T>(x & y); });
