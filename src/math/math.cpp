@@ -154,15 +154,26 @@ inline double exp2_fast(double x, int* k) {
 }
 
 // ---------------------------------------------------------------- log2
-// log2(m * 2^E), m in [2^52, 2^53) read as m/2^52 in [1, 2).
-DD log2_core(uint64_t m, int E) {
+// The table step shared by both paths: m/2^52 in [1, 2) as md (halved for the upper half of the
+// table, with E bumped) and the entry whose c brings md*c near 1.
+struct LogStep {
+  double md;
+  int E;
+  const LogEntry& t;
+};
+inline LogStep log2_step(uint64_t m, int E) {
   double md = double(m) * 0x1p-52;
   int i = static_cast<int>((m >> 43) & 511);
   if (i >= 256) {
     md *= 0.5;
     E += 1;
   }
-  const LogEntry& t = kLog2T[i];
+  return {md, E, kLog2T[i]};
+}
+
+// log2(m * 2^E), m in [2^52, 2^53) read as m/2^52 in [1, 2).
+DD log2_core(uint64_t m, int E0) {
+  const auto [md, E, t] = log2_step(m, E0);
   DD z;
   if (t.c == 1.0) {
     z = {md - 1.0, 0.0};  // exact (Sterbenz)
@@ -182,14 +193,8 @@ DD log2_core(uint64_t m, int E) {
 }
 
 // Fast version for m with at most 24 significant bits (then md*c - 1 is exact in double).
-inline double log2_fast(uint64_t m, int E) {
-  double md = double(m) * 0x1p-52;
-  int i = static_cast<int>((m >> 43) & 511);
-  if (i >= 256) {
-    md *= 0.5;
-    E += 1;
-  }
-  const LogEntry& t = kLog2T[i];
+inline double log2_fast(uint64_t m, int E0) {
+  const auto [md, E, t] = log2_step(m, E0);
   double z = md * t.c - 1.0;
   double p = z * (kLog2C[1].hi +
                   z * (kLog2C[2].hi +
