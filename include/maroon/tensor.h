@@ -438,9 +438,15 @@ class Tensor {
   Tensor interpolate(const Shape& size, const std::string& mode = "linear", bool align_corners = false) const;
 
   // ---- linear algebra (src/api/linalg.cpp) ----
-  Tensor dot(const Tensor& w, std::optional<DType> dtype = std::nullopt) const;
-  Tensor matmul(const Tensor& x, std::optional<DType> dtype = std::nullopt) const;
-  Tensor linear(const Tensor& weight, std::optional<Tensor> bias = std::nullopt) const;
+  // fused: true sums each output as a chain of fused multiply-adds (REDUCE_MULACC, docs/spec.md
+  // §14), false as rounded products then sums (MUL, REDUCE ADD); unset follows FusedScope (off by
+  // default). Integer operands have nothing to fuse and ignore it.
+  Tensor dot(const Tensor& w, std::optional<DType> dtype = std::nullopt,
+             std::optional<bool> fused = std::nullopt) const;
+  Tensor matmul(const Tensor& x, std::optional<DType> dtype = std::nullopt,
+                std::optional<bool> fused = std::nullopt) const;
+  Tensor linear(const Tensor& weight, std::optional<Tensor> bias = std::nullopt,
+                std::optional<bool> fused = std::nullopt) const;
   static Tensor einsum(const std::string& formula, const std::vector<Tensor>& operands);
   // Keccak over the bytes of each last-axis row: "sha3_224", "sha3_256" or "shake_128" (16-byte
   // output), built from uint64 Tensor ops as tinygrad's is. Returns uint8 (..., digest bytes).
@@ -462,9 +468,10 @@ class Tensor {
   // ---- convolution, pooling, normalization (src/api/conv.cpp) ----
   // padding: one int for all sides, 2 ints (per spatial axis) or 4 (left,right,top,bottom)
   // as tinygrad's resolve_pool_pads.
+  // fused: as dot's (the sum over cin, kh, kw becomes one REDUCE_MULACC).
   Tensor conv2d(const Tensor& weight, std::optional<Tensor> bias = std::nullopt, int64_t groups = 1,
                 std::vector<int64_t> stride = {1}, std::vector<int64_t> dilation = {1},
-                std::vector<int64_t> padding = {0}) const;
+                std::vector<int64_t> padding = {0}, std::optional<bool> fused = std::nullopt) const;
   Tensor conv_transpose2d(const Tensor& weight, std::optional<Tensor> bias = std::nullopt,
                           int64_t groups = 1, std::vector<int64_t> stride = {1},
                           std::vector<int64_t> dilation = {1}, std::vector<int64_t> padding = {0},
@@ -542,6 +549,24 @@ class TrainingScope {
   bool saved_;
 };
 
+// Whether dot/matmul/linear/conv2d called without an explicit `fused` argument fuse on this
+// thread (default false): model code opts in with FusedScope; the engine never does by itself.
+bool current_fused();
+void set_current_fused(bool on);
+
+// RAII: matmuls and convolutions built inside the scope are fused (REDUCE_MULACC) unless their
+// call says otherwise; nn::Linear and nn::Conv2d follow it.
+class FusedScope {
+ public:
+  explicit FusedScope(bool on = true) : saved_(current_fused()) { set_current_fused(on); }
+  ~FusedScope() { set_current_fused(saved_); }
+  FusedScope(const FusedScope&) = delete;
+  FusedScope& operator=(const FusedScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
 // ---- binary primitives (broadcast + promote) ----
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
@@ -588,6 +613,13 @@ Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
 Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
 // MULACC: a*b+c with one rounding (a fused multiply-add; wraps for integers).
 Tensor mulacc(const Tensor& a, const Tensor& b, const Tensor& c);
+
+// ---- the fused reduction ----
+// REDUCE_MULACC: for each output, acc = +0 then acc = MULACC(a[i], b[i], acc) over the reduced
+// axes in row-major order (one rounding per step). a and b are promoted to one float dtype and
+// broadcast right-aligned (size-1 axes stretch, without EXPAND nodes); `axes` index the broadcast
+// shape and stay as size 1. DTypeError for non-float dtypes, ShapeError for shapes that differ.
+Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes);
 
 template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
 template <> constexpr DType dtype_of<int8_t>() { return DType::Int8; }

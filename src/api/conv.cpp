@@ -42,7 +42,7 @@ Pairs spatial_pads(int64_t ndim, const Pairs& grouped) {
 
 Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t groups,
                       std::vector<int64_t> stride, std::vector<int64_t> dilation,
-                      std::vector<int64_t> padding) const {
+                      std::vector<int64_t> padding, std::optional<bool> fused) const {
   if (ndim() < 3 || ndim() != weight.ndim())
     throw ShapeError("[conv2d] input " + shape_str(shape()) + " does not match weight " + shape_str(weight.shape()));
   int64_t bs = shape()[0], cin_ = shape()[1], cout = weight.shape()[0], cin = weight.shape()[1];
@@ -65,7 +65,10 @@ Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t 
   for (int64_t i = 0; i < no; ++i) perm.push_back(4 + i);
   perm.push_back(2);
   for (int64_t i = 0; i < nk; ++i) perm.push_back(4 + no + i);
-  x = x.reshape(r1).expand(e1).permute(perm);
+  const bool fuse = api::use_fused(fused, concrete(least_upper_dtype(x.dtype(), weight.dtype())));
+  // Fused, x is not expanded over cout: REDUCE_MULACC broadcasts it, and its gradient then sums
+  // over cout as part of one fused reduction rather than through EXPAND's separate sum.
+  x = fuse ? x.reshape(r1).permute(perm) : x.reshape(r1).expand(e1).permute(perm);
   Shape wr{1, groups, rcout};
   wr.insert(wr.end(), no, 1);
   wr.push_back(cin);
@@ -74,7 +77,10 @@ Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t 
   for (int64_t i = 0; i < 1 + no; ++i) axes.push_back(-1 - i);
   Shape out{bs, cout};
   out.insert(out.end(), oyx.begin(), oyx.end());
-  Tensor ret = (x * weight.reshape(wr)).sum(Axis(axes), true).reshape(out);
+  const DType res = concrete(least_upper_dtype(x.dtype(), weight.dtype()));
+  Tensor ret = fuse ? fused_reduce(x.cast(sum_acc_dtype(res)), weight.reshape(wr).cast(sum_acc_dtype(res)), axes)
+                          .reshape(out).cast(res)
+                    : (x * weight.reshape(wr)).sum(Axis(axes), true).reshape(out);
   if (!bias) return ret;
   Shape bsh{1, -1};
   bsh.insert(bsh.end(), nk, 1);

@@ -30,5 +30,8 @@ Scalar dtype_max(DType d);
 std::string dt(DType d);
 // Constant padding by (before, after) pairs that may be negative (shrinks), with a fill value.
 Tensor pad_constant(const Tensor& t, const Pairs& p, Scalar value);
+// Whether a matmul or convolution runs as REDUCE_MULACC: `fused` if given, else FusedScope's
+// setting; never for integer results (src/api/linalg.cpp).
+bool use_fused(std::optional<bool> fused, DType out);
 
 }  // namespace maroon::api

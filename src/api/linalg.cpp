@@ -7,7 +7,22 @@
 
 namespace maroon {
 
-Tensor Tensor::dot(const Tensor& w, std::optional<DType> dtype) const {
+namespace {
+thread_local bool g_fused = false;
+}  // namespace
+
+bool current_fused() { return g_fused; }
+void set_current_fused(bool on) { g_fused = on; }
+
+namespace api {
+// Whether a contraction of these operands runs fused: the call's choice, else FusedScope's; only
+// float results have roundings to fuse.
+bool use_fused(std::optional<bool> fused, DType out) {
+  return fused.value_or(current_fused()) && is_float(out);
+}
+}  // namespace api
+
+Tensor Tensor::dot(const Tensor& w, std::optional<DType> dtype, std::optional<bool> fused) const {
   int64_t dx = ndim(), dw = w.ndim();
   if (dx == 0 || dw == 0)
     throw ShapeError("[dot] both tensors need to be at least 1D, got " + shape_str(shape()) + " and " +
@@ -26,13 +41,22 @@ Tensor Tensor::dot(const Tensor& w, std::optional<DType> dtype) const {
   Tensor x = reshape(xs);
   Tensor ww = w.reshape(ws).transpose(-1, axis_w);
   DType out = dtype ? *dtype : concrete(least_upper_dtype(x.dtype(), ww.dtype()));
+  if (api::use_fused(fused, out)) {
+    // The operands are cast to the accumulation dtype (exact for every float widening) and the
+    // products are never rounded on their own: one MULACC per k.
+    DType acc = dtype ? *dtype : sum_acc_dtype(out);
+    Tensor r = fused_reduce(x.cast(acc), ww.cast(acc), {-1});
+    return r.reshape(Shape(r.shape().begin(), r.shape().end() - 1)).cast(out);
+  }
   return (x * ww).sum(-1, false, dtype).cast(out);
 }
 
-Tensor Tensor::matmul(const Tensor& x, std::optional<DType> dtype) const { return dot(x, dtype); }
+Tensor Tensor::matmul(const Tensor& x, std::optional<DType> dtype, std::optional<bool> fused) const {
+  return dot(x, dtype, fused);
+}
 
-Tensor Tensor::linear(const Tensor& weight, std::optional<Tensor> bias) const {
-  Tensor x = weight.ndim() == 1 ? mul(weight) : dot(weight);
+Tensor Tensor::linear(const Tensor& weight, std::optional<Tensor> bias, std::optional<bool> fused) const {
+  Tensor x = weight.ndim() == 1 ? mul(weight) : dot(weight, std::nullopt, fused);
   return bias ? x.add(*bias) : x;
 }
 

@@ -50,6 +50,25 @@ Grads reduce_gradient(const Tensor& ctx, const Tensor& ret, const Node& n) {
   return {std::nullopt};
 }
 
+// REDUCE_MULACC(a, b): out[o] = sum over the reduced axes of a[s] * b[s] (s in the broadcast
+// shape). a[p] feeds every position that stretches over a's size-1 axes, so its gradient is the
+// fused reduction of ctx (broadcast back over the reduced axes) with b over exactly those axes:
+// a fused matmul's gradients are fused matmuls. Where neither ctx nor b varies along an axis a
+// spans, the result is broadcast back to a's shape.
+Grads fused_reduce_gradient(const Tensor& ctx, const Node& n) {
+  Grads g;
+  for (size_t i = 0; i < 2; ++i) {
+    const Shape& own = n.src[i]->shape;
+    const Shape& other = n.src[1 - i]->shape;
+    std::vector<int64_t> axes;
+    for (size_t d = 0; d < own.size(); ++d)
+      if (own[d] == 1 && other[d] != 1) axes.push_back(static_cast<int64_t>(d));
+    Tensor v = fused_reduce(ctx, src(n, 1 - i), axes);
+    g.push_back(v.shape() == own ? v : v.expand(own));
+  }
+  return g;
+}
+
 Tensor neg(const Tensor& t) { return maroon::mul(t, -1); }
 Tensor zeros_like(const Tensor& t) { return Tensor::full({}, 0, t.dtype()).reshape(Shape(t.ndim(), 1)).expand(t.shape()); }
 
@@ -98,6 +117,7 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
     case Op::MULACC:  // not emitted by the API; a*b+c differentiates as MUL then ADD
       return Grads{maroon::mul(src(n, 1), ctx), maroon::mul(src(n, 0), ctx), ctx};
     case Op::REDUCE: return reduce_gradient(ctx, ret, n);
+    case Op::REDUCE_MULACC: return fused_reduce_gradient(ctx, n);
     case Op::RESHAPE: return Grads{ctx.reshape(n.src[0]->shape)};
     // DETACH never gets here (the walk skips it); CONTIGUOUS_BACKWARD's ctx.contiguous() is ctx
     // itself in this engine (realization decides layout, never values).

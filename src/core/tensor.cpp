@@ -431,4 +431,28 @@ Tensor mulacc(const Tensor& a, const Tensor& b, const Tensor& c) {
   return make(Op::MULACC, d, ts[0].shape(), {ts[0].node(), ts[1].node(), ts[2].node()});
 }
 
+// ---- the fused reduction (docs/spec.md §14) ----
+
+Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes) {
+  const Op op = Op::REDUCE_MULACC;
+  const DType d = concrete(least_upper_dtype(a.dtype(), b.dtype()));
+  check_dtype(op, d);
+  const Shape s = broadcast_shape(op, {&a.shape(), &b.shape()});
+  // Operands keep their own (unexpanded) shapes, right-aligned to the broadcast rank: the
+  // gradient rule reads which axes each one stretches over.
+  auto align = [&](const Tensor& t) {
+    Tensor c = t.dtype() == d ? t : t.cast(d);
+    if (c.shape().size() == s.size()) return c;
+    Shape p(s.size() - c.shape().size(), 1);
+    p.insert(p.end(), c.shape().begin(), c.shape().end());
+    return c.reshape(p);
+  };
+  Tensor x = align(a), y = align(b);
+  Arg arg;
+  arg.ints = normalize_axes(op, axes, s);
+  Shape out = s;
+  for (int64_t ax : arg.ints) out[ax] = 1;
+  return make(op, d, out, {x.node(), y.node()}, arg);
+}
+
 }  // namespace maroon

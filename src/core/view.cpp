@@ -74,6 +74,121 @@ std::optional<std::vector<int64_t>> reshape_strides(const Shape& from,
   return out;
 }
 
+
+// ---- merging a view into the one below it ----
+//
+// A reshape that strides cannot express (say of an expanded or padded view, as tinygrad's pool
+// builds) pushes a second view, and every index then goes through a division per axis per view.
+// Often the composition is affine anyway: pool's windows x[oy + ky] come out of a repeat, a
+// flatten and a re-split whose divisions never carry. merge_views proves that digit by digit
+// and returns the single view, or nothing when it cannot prove it (then the stack stays as it
+// was). It is exact: the merged view maps every index to the same element, or to padding, as
+// the pair did; tests/core/movement_test.cpp checks that against the unmerged pair.
+
+// v = q*m + a with q = trunc(v/m), so a has v's sign and |a| < m.
+struct QuotRem { int64_t q, a; };
+QuotRem trunc_divmod(int64_t v, int64_t m) { return {v / m, v % m}; }
+
+// An affine function of the top view's coordinates c' (each in [0, ext[d])): base + sum coef*c'.
+struct Affine {
+  int64_t base;
+  std::vector<int64_t> coef;
+  int64_t lo(const Shape& ext) const {
+    int64_t v = base;
+    for (size_t d = 0; d < coef.size(); ++d) v += std::min<int64_t>(0, coef[d] * (ext[d] - 1));
+    return v;
+  }
+  int64_t hi(const Shape& ext) const {
+    int64_t v = base;
+    for (size_t d = 0; d < coef.size(); ++d) v += std::max<int64_t>(0, coef[d] * (ext[d] - 1));
+    return v;
+  }
+};
+
+// floor(f / m) mod r as an affine function over the box, if no step of it carries. f >= 0 on
+// the box is required by the caller, so floor and truncation agree.
+std::optional<Affine> digit(const Affine& f, int64_t m, int64_t r, const Shape& ext) {
+  auto split = [&](const Affine& g, int64_t mod, Affine* quot, Affine* rem) {
+    quot->coef.resize(g.coef.size());
+    rem->coef.resize(g.coef.size());
+    quot->base = g.base / mod;
+    rem->base = g.base % mod;  // g.base >= 0 here
+    for (size_t d = 0; d < g.coef.size(); ++d) {
+      QuotRem qr = trunc_divmod(g.coef[d], mod);
+      quot->coef[d] = qr.q;
+      rem->coef[d] = qr.a;
+    }
+    return rem->lo(ext) >= 0 && rem->hi(ext) < mod;
+  };
+  Affine q, rem, q2, u;
+  if (!split(f, m, &q, &rem)) return std::nullopt;  // the division carries somewhere
+  if (q.base < 0 || !split(q, r, &q2, &u)) return std::nullopt;  // the modulus wraps somewhere
+  return u;
+}
+
+std::optional<View> merge_views(const View& below, const View& top) {
+  const size_t n = top.shape.size(), m = below.shape.size();
+  // The top view's valid box, shifted to start at 0.
+  Shape lo(n, 0), ext = top.shape;
+  if (top.has_mask())
+    for (size_t d = 0; d < n; ++d) { lo[d] = top.mask[d].first; ext[d] = top.mask[d].second - top.mask[d].first; }
+  for (size_t d = 0; d < n; ++d)
+    if (ext[d] <= 0) return std::nullopt;  // all padding: nothing worth merging
+  Affine f{top.offset, top.strides};
+  for (size_t d = 0; d < n; ++d) f.base += top.strides[d] * lo[d];
+  if (f.lo(ext) < 0 || f.hi(ext) >= numel(below.shape)) return std::nullopt;
+
+  View out{top.shape, std::vector<int64_t>(n, 0), below.offset, top.mask};
+  Pairs box(n);  // extra validity from the lower view's mask, in shifted coordinates
+  for (size_t d = 0; d < n; ++d) box[d] = {0, ext[d]};
+  int64_t place = 1;  // the row-major weight of below's axis j
+  for (size_t j = m; j-- > 0; place *= below.shape[j]) {
+    const int64_t r = below.shape[j];
+    const bool masked = below.has_mask() && (below.mask[j].first > 0 || below.mask[j].second < r);
+    if (r == 1 && !masked) continue;
+    if (below.strides[j] == 0 && !masked) continue;  // this digit changes nothing
+    std::optional<Affine> u = digit(f, place, r, ext);
+    if (!u) return std::nullopt;
+    for (size_t d = 0; d < n; ++d) out.strides[d] += below.strides[j] * u->coef[d];
+    out.offset += below.strides[j] * u->base;
+    if (!masked) continue;
+    const auto [mlo, mhi] = below.mask[j];
+    if (u->lo(ext) >= mlo && u->hi(ext) < mhi) continue;  // always inside the mask
+    int axis = -1;
+    for (size_t d = 0; d < n; ++d)
+      if (u->coef[d] != 0) {
+        if (axis >= 0) return std::nullopt;  // validity is not a box (padded conv windows)
+        axis = static_cast<int>(d);
+      }
+    if (axis < 0) return std::nullopt;  // constant and outside: all padding, leave it
+    // mlo <= base + k*c < mhi, solved for c.
+    const int64_t k = u->coef[axis], b = u->base;
+    auto floordiv = [](int64_t a, int64_t q) { int64_t t = a / q; return (a % q != 0 && (a < 0) != (q < 0)) ? t - 1 : t; };
+    auto ceildiv = [&](int64_t a, int64_t q) { return -floordiv(-a, q); };
+    int64_t cl, ch;  // c in [cl, ch]
+    if (k > 0) { cl = ceildiv(mlo - b, k); ch = floordiv(mhi - 1 - b, k); }
+    else { cl = ceildiv(mhi - 1 - b, k); ch = floordiv(mlo - b, k); }
+    box[axis] = {std::max(box[axis].first, cl), std::min(box[axis].second, ch + 1)};
+    if (box[axis].first >= box[axis].second) return std::nullopt;
+  }
+  // Back from shifted coordinates: c' = c - lo.
+  for (size_t d = 0; d < n; ++d) out.offset -= out.strides[d] * lo[d];
+  bool boxed = false;
+  for (size_t d = 0; d < n; ++d) boxed = boxed || box[d].first > 0 || box[d].second < ext[d];
+  if (boxed) {
+    if (!out.has_mask()) {
+      out.mask.resize(n);
+      for (size_t d = 0; d < n; ++d) out.mask[d] = {0, top.shape[d]};
+    }
+    for (size_t d = 0; d < n; ++d) out.mask[d] = {lo[d] + box[d].first, lo[d] + box[d].second};
+  }
+  for (size_t d = 0; d < n; ++d)
+    if (out.shape[d] == 1) {
+      out.strides[d] = 0;  // c is always 0 there (views keep size-1 strides at 0)
+    }
+  return out;
+}
+
 }  // namespace
 
 ShapeTracker ShapeTracker::reshape(const Shape& s) const {
@@ -83,10 +198,12 @@ ShapeTracker ShapeTracker::reshape(const Shape& s) const {
   if (numel(s) != 0 && !v.has_mask()) {
     if (auto st = reshape_strides(v.shape, v.strides, s)) {
       t.views_.back() = View{s, *st, v.offset, {}};
+      t.merge_top();
       return t;
     }
   }
   t.views_.push_back(View::contiguous(s));
+  t.merge_top();
   return t;
 }
 
@@ -101,6 +218,7 @@ ShapeTracker ShapeTracker::expand(const Shape& s) const {
                                                                        : std::pair<int64_t, int64_t>{0, 0};
     v.shape[i] = s[i];
   }
+  t.merge_top();
   return t;
 }
 
@@ -113,6 +231,7 @@ ShapeTracker ShapeTracker::permute(const std::vector<int64_t>& order) const {
     w.strides[i] = v.strides[order[i]];
     if (v.has_mask()) w.mask[i] = v.mask[order[i]];
   }
+  t.merge_top();
   return t;
 }
 
@@ -129,6 +248,7 @@ ShapeTracker ShapeTracker::pad(const Pairs& p) const {
     v.mask[i] = {v.mask[i].first + b, v.mask[i].second + b};
     v.shape[i] += b + a;
   }
+  t.merge_top();
   return t;
 }
 
@@ -145,6 +265,7 @@ ShapeTracker ShapeTracker::shrink(const Pairs& p) const {
       v.mask[i] = {lo, hi};
     }
   }
+  t.merge_top();
   return t;
 }
 
@@ -157,7 +278,73 @@ ShapeTracker ShapeTracker::flip(const std::vector<int64_t>& axes) const {
     v.strides[ax] = -v.strides[ax];
     if (v.has_mask()) v.mask[ax] = {n - v.mask[ax].second, n - v.mask[ax].first};
   }
+  t.merge_top();
   return t;
+}
+
+int ShapeTracker::batch_axes(std::vector<int64_t>* batch_strides, ShapeTracker* inner) const {
+  const View& top = views_.back();
+  // k: the longest prefix of axes that every view has alike, unmasked, and (above the bottom)
+  // with the row-major strides of the view below, so the coordinate reaches the bottom as is.
+  size_t k = top.shape.size();
+  for (size_t i = 0; i < views_.size(); ++i) {
+    const View& v = views_[i];
+    size_t j = 0;
+    for (; j < k && j < v.shape.size(); ++j) {
+      if (v.shape[j] != top.shape[j]) break;
+      if (v.has_mask() && (v.mask[j].first != 0 || v.mask[j].second != v.shape[j])) break;
+      if (i > 0 && v.shape[j] != 1) {
+        const Shape& below = views_[i - 1].shape;
+        if (below.size() <= j || below[j] != v.shape[j]) break;
+        int64_t row = 1;
+        for (size_t e = j + 1; e < below.size(); ++e) row *= below[e];
+        if (v.strides[j] != row) break;
+      }
+    }
+    k = j;
+  }
+  // The rest of each view above the bottom must stay inside one batch of the view below.
+  while (k > 0) {
+    bool inside = true;
+    for (size_t i = 1; i < views_.size() && inside; ++i) {
+      const View& v = views_[i];
+      Shape ext;
+      Affine g{v.offset, {}};
+      bool empty = false;
+      for (size_t d = k; d < v.shape.size(); ++d) {
+        int64_t lo = v.has_mask() ? v.mask[d].first : 0, hi = v.has_mask() ? v.mask[d].second : v.shape[d];
+        if (hi <= lo) empty = true;
+        g.base += v.strides[d] * lo;
+        g.coef.push_back(v.strides[d]);
+        ext.push_back(hi - lo);
+      }
+      if (empty) continue;  // every position is padding: nothing reaches below
+      int64_t block = 1;
+      for (size_t d = k; d < views_[i - 1].shape.size(); ++d) block *= views_[i - 1].shape[d];
+      inside = g.lo(ext) >= 0 && g.hi(ext) < block;
+    }
+    if (inside) break;
+    --k;  // fewer batch axes, so larger blocks
+  }
+  if (k == 0) return 0;
+  batch_strides->assign(views_[0].strides.begin(), views_[0].strides.begin() + k);
+  inner->views_.clear();
+  for (const View& v : views_) {
+    View w{Shape(v.shape.begin() + k, v.shape.end()), std::vector<int64_t>(v.strides.begin() + k, v.strides.end()),
+           v.offset, {}};
+    if (v.has_mask()) w.mask.assign(v.mask.begin() + k, v.mask.end());
+    inner->views_.push_back(std::move(w));
+  }
+  return static_cast<int>(k);
+}
+
+void ShapeTracker::merge_top() {
+  while (views_.size() >= 2) {
+    std::optional<View> v = merge_views(views_[views_.size() - 2], views_.back());
+    if (!v) return;
+    views_.pop_back();
+    views_.back() = std::move(*v);
+  }
 }
 
 int64_t ShapeTracker::index(const int64_t* idx) const {
@@ -195,16 +382,28 @@ void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) cons
   if (top.shape.empty()) { out[0] = index(idx); return; }
   // Coordinates of the current position in every view (views_[k] for k < nv-1 hold the
   // row-major unravel of the linear index of the view above), and each view's linear index.
-  std::vector<std::vector<int64_t>> c(nv);
-  std::vector<int64_t> lin(nv);
-  c[nv - 1].assign(idx, idx + top.shape.size());
+  // One flat array, on the stack for the usual ranks: this runs once per row of a kernel.
+  constexpr size_t kStack = 64;
+  size_t total = 0;
+  for (const View& v : views_) total += v.shape.size();
+  int64_t stack_c[kStack], stack_lin[8];
+  std::vector<int64_t> heap_c, heap_lin;
+  int64_t* cflat = stack_c;
+  int64_t* lin = stack_lin;
+  if (total > kStack) { heap_c.resize(total); cflat = heap_c.data(); }
+  if (nv > 8) { heap_lin.resize(nv); lin = heap_lin.data(); }
+  int64_t* cstart[9];
+  std::vector<int64_t*> heap_start;
+  int64_t** c = cstart;
+  if (nv > 8) { heap_start.resize(nv); c = heap_start.data(); }
+  for (size_t k = 0, at = 0; k < nv; at += views_[k].shape.size(), ++k) c[k] = cflat + at;
+  std::copy(idx, idx + top.shape.size(), c[nv - 1]);
   for (size_t k = nv; k-- > 0;) {
     const View& v = views_[k];
     lin[k] = v.offset;
     for (size_t d = 0; d < v.shape.size(); ++d) lin[k] += c[k][d] * v.strides[d];
     if (k == 0) break;
     const Shape& below = views_[k - 1].shape;
-    c[k - 1].assign(below.size(), 0);
     // Floor division, so that coordinates stay a consistent mixed-radix number even where the
     // view above is padding (its linear index can then be out of range).
     int64_t l = lin[k];
@@ -217,12 +416,27 @@ void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) cons
     }
     if (!below.empty()) c[k - 1][0] += l * (below[0] ? below[0] : 0);
   }
+  // Validity is kept per view as "every masked axis but the last is inside" (which changes only
+  // on a carry) plus a check of the last axis per step.
+  bool rest_stack[8];
+  std::vector<char> rest_heap;
+  bool* rest = rest_stack;
+  if (nv > 8) { rest_heap.resize(nv); rest = reinterpret_cast<bool*>(rest_heap.data()); }
+  auto rest_valid = [&](size_t k) {
+    const View& v = views_[k];
+    if (!v.has_mask()) return true;
+    for (size_t d = 0; d + 1 < v.shape.size(); ++d)
+      if (c[k][d] < v.mask[d].first || c[k][d] >= v.mask[d].second) return false;
+    return true;
+  };
+  for (size_t k = 0; k < nv; ++k) rest[k] = rest_valid(k);
   auto valid = [&] {
     for (size_t k = 0; k < nv; ++k) {
       const View& v = views_[k];
-      if (!v.has_mask()) continue;
-      for (size_t d = 0; d < v.shape.size(); ++d)
-        if (c[k][d] < v.mask[d].first || c[k][d] >= v.mask[d].second) return false;
+      if (!rest[k]) return false;
+      if (!v.has_mask() || v.shape.empty()) continue;
+      const int64_t x = c[k][v.shape.size() - 1];
+      if (x < v.mask.back().first || x >= v.mask.back().second) return false;
     }
     return true;
   };
@@ -236,10 +450,17 @@ void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) cons
     lin[nv - 1] += delta;
     for (size_t k = nv - 1; k-- > 0;) {
       const View& v = views_[k];
-      std::vector<int64_t>& ck = c[k];
-      if (ck.empty()) break;
-      ck.back() += delta;  // add delta to the mixed-radix number ck, then normalise every
-      for (size_t d = ck.size(); d-- > 1;) {  // digit but the first, which may run out of range
+      const size_t rank = v.shape.size();
+      int64_t* ck = c[k];
+      if (rank == 0) break;
+      ck[rank - 1] += delta;
+      if (ck[rank - 1] >= 0 && ck[rank - 1] < v.shape[rank - 1]) {  // no carry: the usual case
+        delta *= v.strides[rank - 1];
+        lin[k] += delta;
+        continue;
+      }
+      // Normalise every digit but the first, which may run out of range.
+      for (size_t d = rank; d-- > 1;) {
         if (v.shape[d] == 0 || (ck[d] >= 0 && ck[d] < v.shape[d])) continue;
         int64_t carry = ck[d] / v.shape[d];
         if (ck[d] - carry * v.shape[d] < 0) --carry;  // floor division
@@ -247,9 +468,10 @@ void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) cons
         ck[d - 1] += carry;
       }
       int64_t l = v.offset;
-      for (size_t d = 0; d < ck.size(); ++d) l += ck[d] * v.strides[d];
+      for (size_t d = 0; d < rank; ++d) l += ck[d] * v.strides[d];
       delta = l - lin[k];
       lin[k] = l;
+      rest[k] = rest_valid(k);
     }
   }
 }

@@ -46,12 +46,18 @@ class ShapeTracker {
 
   // The buffer element that index `idx` (one entry per axis of shape()) reads, or -1 for padding.
   int64_t index(const int64_t* idx) const;
+  // The leading axes that every view passes through unchanged (batch axes, as in pool's
+  // gradient stacks over (batch, channel)): then index(c) = sum over d < k of c[d] *
+  // batch_strides[d], plus inner->index(c[k..]), or -1 where that is -1. Returns k (0: none).
+  int batch_axes(std::vector<int64_t>* batch_strides, ShapeTracker* inner) const;
   // index() of n consecutive positions along the last axis, starting at `idx` (whose last entry
   // plus n must not pass the axis' end): out[i] for idx + (0, ..., 0, i). Walks the views with
   // additions and rare carries instead of a division per axis and view for every element.
   void row_indices(const int64_t* idx, int64_t n, int64_t* out) const;
 
  private:
+  // Replaces the top two views by one while merge_views can prove the pair is a single view.
+  void merge_top();
   std::vector<View> views_;  // views_[0] reads the buffer; views_.back() is the visible shape
 };
 

@@ -67,25 +67,16 @@ HWY_NOINLINE void Micro(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int 
 #undef MAROON_STORE
 }
 
-// Packs every A panel ([k][kMR], rows past M zero) and every B panel ([k][NR], columns past N
-// zero) of batch b once; all tasks of the batch share them.
+// Packs every B panel ([k][NR], columns past N zero) of batch b once; all tasks of the batch
+// share them. A is packed by each task for its own rows (PackA), so no buffer ever holds all of
+// A: for conv2d, A is the im2col matrix, many times larger than the image.
 template <class T>
-void Pack(const GemmArgs& g, int64_t b, T* apack, T* bpack) {
+void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   const hn::ScalableTag<T> d;
   const int64_t NR = 2 * static_cast<int64_t>(hn::Lanes(d));
-  const T* A = static_cast<const T*>(g.A);
   const T* B = static_cast<const T*>(g.B);
-  const int64_t ba = g.batchA[b], bb = g.batchB[b];
-  const int64_t mp = (g.M + kMR - 1) / kMR, np = (g.N + NR - 1) / NR;
-  for (int64_t p = 0; p < mp; ++p)
-    for (int r = 0; r < kMR; ++r) {
-      const int64_t i = p * kMR + r;
-      T* dst = apack + p * g.K * kMR + r;
-      if (i >= g.M) { for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = T(0); continue; }
-      const T* src = A + ba + g.rowA[i];
-      for (int64_t k = 0; k < g.K; ++k) dst[k * kMR] = src[g.kA[k]];
-    }
-  for (int64_t p = 0; p < np; ++p)
+  const int64_t bb = g.batchB[b];
+  for (int64_t p = p0; p < p1; ++p)
     for (int64_t k = 0; k < g.K; ++k) {
       T* dst = bpack + (p * g.K + k) * NR;
       const T* src = B + bb + g.kB[k];
@@ -96,10 +87,33 @@ void Pack(const GemmArgs& g, int64_t b, T* apack, T* bpack) {
     }
 }
 
+// Rows [i0, i0 + mp*kMR) of batch b's A, k in [k0, k0 + kc), as panels [p][k][kMR] (rows
+// past M zero). Written in order, read as kMR streams along k.
+template <class T>
+void PackA(const GemmArgs& g, int64_t b, int64_t i0, int64_t mp, int64_t k0, int kc, T* apack) {
+  const T* A = static_cast<const T*>(g.A) + g.batchA[b];
+  const int64_t* kA = g.kA + k0;
+  for (int64_t p = 0; p < mp; ++p) {
+    const T* rows[kMR];
+    int live = 0;  // rows [0, live) exist; the rest of the panel is zero
+    for (int r = 0; r < kMR; ++r) {
+      const int64_t i = i0 + p * kMR + r;
+      if (i < g.M) rows[live++] = A + g.rowA[i];
+    }
+    T* dst = apack + p * kc * kMR;
+    for (int k = 0; k < kc; ++k, dst += kMR) {
+      const int64_t off = kA[k];
+      int r = 0;
+      for (; r < live; ++r) dst[r] = rows[r][off];
+      for (; r < kMR; ++r) dst[r] = T(0);
+    }
+  }
+}
+
 // One task: rows [i0, i0+MC) x columns [j0, j0+NC) of batch b, k blocked by KC (the running
 // sums are stored and reloaded exactly, so blocking changes no bit).
 template <class T>
-void Block(const GemmArgs& g, const T* apack, const T* bpack, int64_t task) {
+void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
   const int64_t NR = 2 * static_cast<int64_t>(hn::Lanes(d));
   const int64_t per_batch = g.tasks_m * g.tasks_n;
@@ -108,12 +122,14 @@ void Block(const GemmArgs& g, const T* apack, const T* bpack, int64_t task) {
   const int64_t mc = std::min<int64_t>(kGemmMC, g.M - i0), nc = std::min<int64_t>(kGemmNC, g.N - j0);
   const int64_t mp = (mc + kMR - 1) / kMR, np = (nc + NR - 1) / NR;
   const int64_t ldc = np * NR;
-  thread_local std::vector<T> ctile;
+  thread_local std::vector<T> ctile, apack;
   ctile.assign(static_cast<size_t>(mp * kMR * ldc), T(0));  // +0: the fold's identity
+  apack.resize(static_cast<size_t>(mp * kMR * kGemmKC));
   for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
     const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
+    PackA<T>(g, b, i0, mp, k0, kc, apack.data());
     for (int64_t pi = 0; pi < mp; ++pi) {
-      const T* ap = apack + ((i0 / kMR + pi) * g.K + k0) * kMR;
+      const T* ap = apack.data() + pi * kc * kMR;
       for (int64_t pj = 0; pj < np; ++pj) {
         const T* bp = bpack + ((j0 / NR + pj) * g.K + k0) * NR;
         Micro<T>(ap, bp, kc, ctile.data() + pi * kMR * ldc + pj * NR, static_cast<size_t>(ldc));
@@ -137,18 +153,14 @@ void PanelSizes(int64_t* mr, int64_t* nr) {
   *nr = 2 * static_cast<int64_t>(hn::Lanes(d));
 }
 
-void PackF32(const GemmArgs& g, int64_t b, void* ap, void* bp) {
-  Pack<float>(g, b, static_cast<float*>(ap), static_cast<float*>(bp));
+void PackF32(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) {
+  PackB<float>(g, b, static_cast<float*>(bp), p0, p1);
 }
-void PackF64(const GemmArgs& g, int64_t b, void* ap, void* bp) {
-  Pack<double>(g, b, static_cast<double*>(ap), static_cast<double*>(bp));
+void PackF64(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) {
+  PackB<double>(g, b, static_cast<double*>(bp), p0, p1);
 }
-void BlockF32(const GemmArgs& g, const void* ap, const void* bp, int64_t t) {
-  Block<float>(g, static_cast<const float*>(ap), static_cast<const float*>(bp), t);
-}
-void BlockF64(const GemmArgs& g, const void* ap, const void* bp, int64_t t) {
-  Block<double>(g, static_cast<const double*>(ap), static_cast<const double*>(bp), t);
-}
+void BlockF32(const GemmArgs& g, const void* bp, int64_t t) { Block<float>(g, static_cast<const float*>(bp), t); }
+void BlockF64(const GemmArgs& g, const void* bp, int64_t t) { Block<double>(g, static_cast<const double*>(bp), t); }
 void SizesF32(int64_t* mr, int64_t* nr) { PanelSizes<float>(mr, nr); }
 void SizesF64(int64_t* mr, int64_t* nr) { PanelSizes<double>(mr, nr); }
 
@@ -168,13 +180,13 @@ void gemm_panel_sizes(DType d, int64_t* mr, int64_t* nr) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(SizesF32)(mr, nr);
   else HWY_DYNAMIC_DISPATCH(SizesF64)(mr, nr);
 }
-void gemm_pack(DType d, const GemmArgs& g, int64_t b, void* ap, void* bp) {
-  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(PackF32)(g, b, ap, bp);
-  else HWY_DYNAMIC_DISPATCH(PackF64)(g, b, ap, bp);
+void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(PackF32)(g, b, bp, p0, p1);
+  else HWY_DYNAMIC_DISPATCH(PackF64)(g, b, bp, p0, p1);
 }
-void gemm_task(DType d, const GemmArgs& g, const void* ap, const void* bp, int64_t task) {
-  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, ap, bp, task);
-  else HWY_DYNAMIC_DISPATCH(BlockF64)(g, ap, bp, task);
+void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, bp, task);
+  else HWY_DYNAMIC_DISPATCH(BlockF64)(g, bp, task);
 }
 }  // namespace maroon::cpu
 #endif

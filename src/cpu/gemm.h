@@ -35,9 +35,10 @@ inline T CanonicalNaN() {
 
 // The register tile of the dispatched target: rows (MR) and columns (NR) of a packed panel.
 void gemm_panel_sizes(DType d, int64_t* mr, int64_t* nr);
-// Packs batch b's A and B panels into ap (ceil(M/MR)*MR*K) and bp (ceil(N/NR)*NR*K elements).
-void gemm_pack(DType d, const GemmArgs& g, int64_t b, void* ap, void* bp);
-// Computes task `task` (batch-major, then row blocks, then column blocks) from batch's packs.
-void gemm_task(DType d, const GemmArgs& g, const void* ap, const void* bp, int64_t task);
+// Packs panels [p0, p1) of batch b's B into bp (ceil(N/NR) panels of NR*K elements).
+void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1);
+// Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B
+// panels; it packs its own rows of A.
+void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
 
 }  // namespace maroon::cpu

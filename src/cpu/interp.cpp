@@ -66,14 +66,53 @@ LeafMap::LeafMap(const Node* n) : node(n) {
   if (affine) {
     strides = views[0].strides;
     offset = views[0].offset;
+    return;
+  }
+  // A stack whose leading axes are batch axes: its inner indices are computed once into a table
+  // when the batches are many and the table small (pool's gradient: (batch, channel) over a
+  // window stack), so each position costs a lookup instead of a walk through every view.
+  ShapeTracker inner;
+  nbatch = n->view.batch_axes(&strides, &inner);
+  if (nbatch == 0) return;
+  const Shape& is = inner.shape();
+  int64_t batches = 1;
+  for (int d = 0; d < nbatch; ++d) batches *= n->shape[d];
+  const int64_t size = numel(is);
+  if (batches < 4 || size > (int64_t{1} << 22) || is.empty() || size == 0) { nbatch = 0; return; }
+  table.resize(static_cast<size_t>(size));
+  std::vector<int64_t> c(is.size(), 0);
+  for (int64_t p = 0; p < size; p += is.back()) {
+    inner.row_indices(c.data(), is.back(), table.data() + p);
+    for (size_t d = is.size() - 1; d-- > 0;) { if (++c[d] < is[d]) break; c[d] = 0; }
   }
 }
 
 int64_t LeafMap::index(const int64_t* coords) const {
+  if (nbatch > 0) {
+    int64_t b = 0, flat = 0;
+    for (int d = 0; d < nbatch; ++d) b += coords[d] * strides[d];
+    for (size_t d = nbatch; d < node->shape.size(); ++d) flat = flat * node->shape[d] + coords[d];
+    const int64_t t = table[flat];
+    return t < 0 ? -1 : b + t;
+  }
   if (!affine) return node->view.index(coords);
   int64_t i = offset;
   for (size_t d = 0; d < strides.size(); ++d) i += coords[d] * strides[d];
   return i;
+}
+
+void LeafMap::row(const int64_t* coords, int n, int64_t* out) const {
+  if (nbatch > 0 && static_cast<size_t>(nbatch) < node->shape.size()) {
+    int64_t b = 0, flat = 0;
+    for (int d = 0; d < nbatch; ++d) b += coords[d] * strides[d];
+    for (size_t d = nbatch; d < node->shape.size(); ++d) flat = flat * node->shape[d] + coords[d];
+    for (int i = 0; i < n; ++i) {
+      const int64_t t = table[flat + i];
+      out[i] = t < 0 ? -1 : b + t;
+    }
+    return;
+  }
+  node->view.row_indices(coords, n, out);
 }
 
 void gather(const Buffer& b, const int64_t* idx, int n, void* dst) {
@@ -198,7 +237,7 @@ void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64
   if (nd == 0) { idx[0] = m.index(c.data()); return; }
   for (int i = 0; i < n;) {
     const int seg = static_cast<int>(std::min<int64_t>(n - i, shape[nd - 1] - c[nd - 1]));
-    m.node->view.row_indices(c.data(), seg, idx + i);
+    m.row(c.data(), seg, idx + i);
     i += seg;
     c[nd - 1] = 0;
     for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
@@ -328,10 +367,16 @@ void run_reduce(Node& out) {
           }
           continue;
         }
+        // Several views: where the last axis is kept, consecutive outputs are a row of the
+        // source, walked incrementally (pool's gradient reads through such stacks).
+        const bool rows = nd > 0 && inner[nd - 1] == 1;
         for (int j = 0; j < nr; ++j)
-          for (int t = 0; t < no; ++t) {
+          for (int t = 0; t < no;) {
             for (size_t k = 0; k < nd; ++k) full[k] = oc[t * nd + k] + rcs[j * nd + k];
-            ix[j * no + t] = maps[l].index(full.data());
+            if (!rows) { ix[j * no + t] = maps[l].index(full.data()); ++t; continue; }
+            const int len = static_cast<int>(std::min<int64_t>(no - t, in_shape[nd - 1] - full[nd - 1]));
+            maps[l].row(full.data(), len, ix + j * no + t);
+            t += len;
           }
       }
       const uint8_t* v = static_cast<const uint8_t*>(ev.eval(ptrs, nr * no));

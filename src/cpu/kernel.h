@@ -32,14 +32,20 @@ struct Program {
 Program build_program(const Node* root);
 
 // How a leaf maps a position to its buffer: affine (one view, no mask: offset + sum of
-// coord * stride) or general (ShapeTracker::index).
+// coord * stride), batched (leading batch axes with `strides`, the rest from a table of the
+// inner indices) or general (ShapeTracker::index).
 struct LeafMap {
   const Node* node;
   bool affine;
   std::vector<int64_t> strides;
-  int64_t offset;
+  int64_t offset = 0;
+  int nbatch = 0;
+  std::vector<int64_t> table;
   explicit LeafMap(const Node* n);
   int64_t index(const int64_t* coords) const;  // -1 for padding
+  // index() of n consecutive positions along the last axis (not past its end), for a leaf
+  // that is not affine.
+  void row(const int64_t* coords, int n, int64_t* out) const;
 };
 
 // Evaluates the program for n positions whose leaf buffer indices have been computed per leaf
@@ -65,7 +71,9 @@ void gather(const Buffer& b, const int64_t* idx, int n, void* dst);
 // Runs an elementwise kernel producing node `out`, or a REDUCE node.
 void run_elementwise(Node& out);
 void run_reduce(Node& out);
-// The packed matmul for REDUCE ADD over MUL of two affine leaves; false if the pattern differs.
-bool try_matmul(Node& out);
+// The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
+// out's source down to the MUL's consumer); false if the pattern differs, and then nothing was
+// computed but possibly the MUL's elementwise sources.
+bool try_matmul(Node& out, const std::vector<Node*>& chain = {});
 
 }  // namespace maroon::cpu

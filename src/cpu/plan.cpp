@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "cpu/cpu.h"
+#include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
 #include "maroon/tensor.h"
 #include "ref/executor.h"
@@ -36,6 +37,28 @@ void run(const std::vector<Node*>& order) {
     }
   }
   const Node* root = order.back();
+  // Nothing outside the schedule sees n, and only one scheduled slot reads it.
+  auto private_to_one = [&](const Node* n) {
+    return !n->realized && n != root && refs[n] == 1 && use_count[n] <= refs[n];
+  };
+  // A sum of a product seen through movement ops (conv2d's input gradient permutes the product
+  // before summing it): the movement nodes and the product are deferred to the reduction, which
+  // runs them as a matmul over moved factors, or else computes them as usual first.
+  std::unordered_map<const Node*, std::vector<Node*>> chains;
+  std::unordered_map<const Node*, bool> deferred;
+  for (Node* n : order) {
+    if (n->op != Op::REDUCE || n->arg.reduce_op != ReduceOp::ADD) continue;
+    std::vector<Node*> chain;
+    Node* m = n->src[0].get();
+    while (op_info(m->op).kind == OpKind::Movement && private_to_one(m)) {
+      chain.push_back(m);
+      m = m->src[0].get();
+    }
+    if (chain.empty() || m->op != Op::MUL || !private_to_one(m)) continue;
+    for (Node* c : chain) deferred[c] = true;
+    deferred[m] = true;
+    chains[n] = std::move(chain);
+  }
   // MAROON_PROFILE=1 prints every kernel's time: where a graph spends it, and on which path.
   static const bool profile = std::getenv("MAROON_PROFILE") != nullptr;
   auto timed = [&](const Node* n, const char* path, auto&& f) {
@@ -50,10 +73,25 @@ void run(const std::vector<Node*>& order) {
     return r;
   };
   for (Node* n : order) {
+    if (deferred.count(n)) continue;
     if (!is_elementwise(*n)) {
       if (n->op == Op::REDUCE) {
-        bool mm = timed(n, "matmul", [&] { return try_matmul(*n); });
-        if (!mm) timed(n, "reduce", [&] { run_reduce(*n); return true; });
+        auto chain = chains.find(n);
+        if (chain == chains.end()) {
+          bool mm = timed(n, "matmul", [&] { return try_matmul(*n); });
+          if (!mm) timed(n, "reduce", [&] { run_reduce(*n); return true; });
+        } else if (!timed(n, "matmul", [&] { return try_matmul(*n, chain->second); })) {
+          Node* mul = chain->second.back()->src[0].get();
+          timed(mul, "elementwise", [&] { run_elementwise(*mul); return true; });
+          mul->realized = true;
+          for (size_t i = chain->second.size(); i-- > 0;) {
+            ref::execute(*chain->second[i]);
+            chain->second[i]->realized = true;
+          }
+          timed(n, "reduce", [&] { run_reduce(*n); return true; });
+        }
+      } else if (n->op == Op::REDUCE_MULACC) {  // the opt-in fused matmul (gemm_fused.h)
+        timed(n, "fused", [&] { run_fused_reduce(*n); return true; });
       } else {
         ref::execute(*n);  // movement ops are views; constants are one element
       }

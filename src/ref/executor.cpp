@@ -1,5 +1,6 @@
 #include "ref/executor.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "ref/scalar.h"
@@ -70,19 +71,42 @@ void run_reduce(Node& n) {
   n.view = ShapeTracker::contiguous(n.shape);
 }
 
+// REDUCE_MULACC: per output, acc = +0, then acc = MULACC(a[i], b[i], acc) over the reduced axes
+// in row-major order; both sources are read through views stretched to the broadcast shape.
+void run_fused_reduce(Node& n) {
+  const Node& a = *n.src[0];
+  const Node& b = *n.src[1];
+  Shape full = a.shape;  // the broadcast shape: the sources differ only where one is 1
+  for (size_t d = 0; d < full.size(); ++d) full[d] = std::max(a.shape[d], b.shape[d]);
+  const ShapeTracker va = a.view.expand(full), vb = b.view.expand(full);
+  auto read = [](const Node& s, const ShapeTracker& v, const int64_t* idx) {
+    int64_t i = v.index(idx);
+    return i < 0 ? uint64_t{0} : s.buffer->load(i);
+  };
+  auto out = std::make_shared<Buffer>(n.dtype, numel(n.shape));
+  Shape inner(full.size(), 1);
+  for (int64_t ax : n.arg.ints) inner[ax] = full[ax];
+  std::vector<int64_t> o(n.shape.size(), 0), r(full.size(), 0), idx(full.size(), 0);
+  int64_t i = 0;
+  if (out->count > 0) do {
+    uint64_t acc = 0;  // +0
+    if (numel(inner) > 0) {
+      std::fill(r.begin(), r.end(), 0);
+      do {
+        for (size_t d = 0; d < idx.size(); ++d) idx[d] = o[d] + r[d];
+        const uint64_t x[3] = {read(a, va, idx.data()), read(b, vb, idx.data()), acc};
+        acc = eval(Op::MULACC, n.dtype, n.dtype, n.rnd, x);
+      } while (next_index(r, inner));
+    }
+    out->store(i++, acc);
+  } while (next_index(o, n.shape));
+  n.buffer = out;
+  n.view = ShapeTracker::contiguous(n.shape);
+}
+
 void run_movement(Node& n) {
-  const Node& s = *n.src[0];
-  n.buffer = s.buffer;
-  switch (n.op) {
-    case Op::RESHAPE: n.view = s.view.reshape(n.arg.ints); break;
-    case Op::EXPAND: n.view = s.view.expand(n.arg.ints); break;
-    case Op::PERMUTE: n.view = s.view.permute(n.arg.ints); break;
-    case Op::PAD: n.view = s.view.pad(n.arg.pairs); break;
-    case Op::SHRINK: n.view = s.view.shrink(n.arg.pairs); break;
-    case Op::FLIP: n.view = s.view.flip(n.arg.ints); break;
-    case Op::DETACH: case Op::CONTIGUOUS_BACKWARD: n.view = s.view; break;
-    default: assert(false);
-  }
+  n.buffer = n.src[0]->buffer;
+  n.view = movement_view(n, n.src[0]->view);
   assert(n.view.shape() == n.shape);
 }
 
@@ -95,6 +119,19 @@ void run_const(Node& n) {
 
 }  // namespace
 
+ShapeTracker movement_view(const Node& n, const ShapeTracker& v) {
+  switch (n.op) {
+    case Op::RESHAPE: return v.reshape(n.arg.ints);
+    case Op::EXPAND: return v.expand(n.arg.ints);
+    case Op::PERMUTE: return v.permute(n.arg.ints);
+    case Op::PAD: return v.pad(n.arg.pairs);
+    case Op::SHRINK: return v.shrink(n.arg.pairs);
+    case Op::FLIP: return v.flip(n.arg.ints);
+    case Op::DETACH: case Op::CONTIGUOUS_BACKWARD: return v;
+    default: assert(false && "not a movement op"); return v;
+  }
+}
+
 void execute(Node& n) {
   // No default: adding an op to ops.def without deciding how it runs fails to compile.
   switch (n.op) {
@@ -106,6 +143,7 @@ void execute(Node& n) {
     case Op::WHERE: case Op::MULACC:
       return run_elementwise(n);
     case Op::REDUCE: return run_reduce(n);
+    case Op::REDUCE_MULACC: return run_fused_reduce(n);
     case Op::RESHAPE: case Op::EXPAND: case Op::PERMUTE: case Op::PAD: case Op::SHRINK:
     case Op::FLIP: case Op::DETACH: case Op::CONTIGUOUS_BACKWARD:
       return run_movement(n);

@@ -8,5 +8,7 @@ namespace maroon::ref {
 
 // Computes node `n` from its realized sources; sets n.buffer and n.view.
 void execute(Node& n);
+// The view movement node `n` makes of a source read through `v`.
+ShapeTracker movement_view(const Node& n, const ShapeTracker& v);
 
 }  // namespace maroon::ref

@@ -167,6 +167,27 @@ void random_step(std::mt19937_64& rng, Op op, Dense& m, Tensor& t) {
   }
 }
 
+
+// batch_axes' promise, checked at every position: index(c) is the batch part plus the inner
+// stack's index, or -1 where that is -1. Returns the number of batch axes.
+int check_batch_axes(const ShapeTracker& st, const std::string& what) {
+  std::vector<int64_t> bs;
+  ShapeTracker inner;
+  const int k = st.batch_axes(&bs, &inner);
+  const Shape& sh = st.shape();
+  if (k == 0 || numel(sh) == 0) return k;
+  std::vector<int64_t> c(sh.size(), 0);
+  for (int64_t p = 0, n = numel(sh); p < n; ++p) {
+    int64_t b = 0;
+    for (int d = 0; d < k; ++d) b += c[d] * bs[d];
+    const int64_t in = inner.index(c.data() + k), want = st.index(c.data());
+    EXPECT_EQ(in < 0 ? -1 : b + in, want) << what << " at flat position " << p << " with " << k << " batch axes";
+    if ((in < 0 ? -1 : b + in) != want) return k;
+    for (size_t d = sh.size(); d-- > 0;) { if (++c[d] < sh[d]) break; c[d] = 0; }
+  }
+  return k;
+}
+
 std::vector<Op> movement_ops() {
   std::vector<Op> ops;
   for (const OpInfo& o : all_ops()) if (o.kind == OpKind::Movement) ops.push_back(o.op);
@@ -195,7 +216,7 @@ TEST(Movement, EveryMovementOpAloneInEveryDtype) {
 TEST(Movement, RandomCompositionsOfViews) {
   std::mt19937_64 rng(12);
   std::vector<Op> ops = movement_ops();
-  int nontrivial = 0;
+  int nontrivial = 0, batched = 0;
   for (int trial = 0; trial < 400; ++trial) {
     Shape s;
     for (int64_t r = 1 + rng() % 4, i = 0; i < r; ++i) s.push_back(rng() % 5);  // zero sizes too
@@ -231,8 +252,12 @@ TEST(Movement, RandomCompositionsOfViews) {
         if (d == static_cast<size_t>(-1)) break;
       } while (true);
     }
-    if (t.node()->view.views().size() > 1) ++nontrivial;
+    if (t.node()->view.views().size() > 1) {
+      ++nontrivial;
+      if (check_batch_axes(t.node()->view, chain) > 0) ++batched;
+    }
   }
+  std::printf("random compositions: %d of 400 need several views, %d of those have batch axes\n", nontrivial, batched);
   EXPECT_GT(nontrivial, 10);  // some chains needed a second view (reshape after permute/pad)
 }
 
@@ -249,6 +274,51 @@ TEST(Movement, ConstantsAndBuffersInEveryDtype) {
   Tensor y = mul(i8, 300);
   EXPECT_EQ(y.dtype(), DType::Int8);
   EXPECT_EQ(y.to_vector<int8_t>(), (std::vector<int8_t>{44, 88}));
+}
+
+}  // namespace
+}  // namespace maroon::test
+
+namespace maroon::test {
+namespace {
+
+// tinygrad's pool (conv2d's windows) builds its windows from a repeat, a flatten and a re-split,
+// two views deep. Without padding the composition is affine, x[oy*s + ky*d], and the views
+// merge into one strided view, which is what lets the matmul kernel read conv2d's operand in
+// place. Every window must still read exactly the elements the index arithmetic says.
+TEST(Movement, PoolWindowsReadTheRightElementsAndMergeWhenAffine) {
+  std::mt19937_64 rng(13);
+  int merged = 0, unpadded = 0, batched = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t b = 1 + rng() % 2, c = 1 + rng() % 3, h = 1 + rng() % 9, w = 1 + rng() % 9;
+    const int64_t p = trial % 3 == 0 ? rng() % 3 : 0, s = 1 + rng() % 3, dl = 1 + rng() % 2;
+    const int64_t kh = 1 + rng() % 4, kw = 1 + rng() % 4;
+    if ((kh - 1) * dl + 1 > h + 2 * p || (kw - 1) * dl + 1 > w + 2 * p) continue;
+    Shape xs{b, c, h, w};
+    int64_t k = 0;
+    Dense x = Dense::make(xs, [&](const std::vector<int64_t>&) { return static_cast<uint64_t>(++k); });
+    Tensor t = tensor_of_bits(x.v, xs, DType::Int32).pad({{0, 0}, {0, 0}, {p, p}, {p, p}}).pool({kh, kw}, {s, s}, {dl, dl});
+    const int64_t oh = (h + 2 * p - (kh - 1) * dl - 1) / s + 1, ow = (w + 2 * p - (kw - 1) * dl - 1) / s + 1;
+    Dense want = Dense::make({b, c, oh, ow, kh, kw}, [&](const std::vector<int64_t>& i) -> uint64_t {
+      const int64_t iy = i[2] * s + i[4] * dl - p, ix = i[3] * s + i[5] * dl - p;
+      if (iy < 0 || iy >= h || ix < 0 || ix >= w) return 0;
+      return x.v[x.at({i[0], i[1], iy, ix})];
+    });
+    ASSERT_EQ(t.shape(), want.shape);
+    ASSERT_EQ(t.bits(), want.v) << "pool " << kh << "x" << kw << " stride " << s << " dilation " << dl << " pad " << p;
+    const auto& views = t.node()->view.views();
+    if (p == 0 && s == 1 && dl == 1) {
+      ++unpadded;
+      EXPECT_EQ(views.size(), 1u) << "unpadded stride-1 windows are affine: " << kh << "x" << kw << " on " << h << "x" << w;
+    }
+    if (views.size() == 1) ++merged;
+    else if (check_batch_axes(t.node()->view, "pool") >= 2) ++batched;
+  }
+  EXPECT_GT(batched, 20);  // padded windows keep (batch, channel) as batch axes
+  std::printf("pool windows: %d of 300 trials merged into one view (%d unpadded stride-1), %d batched\n", merged,
+              unpadded, batched);
+  EXPECT_GT(unpadded, 20);
+  EXPECT_GT(merged, unpadded);  // strided and dilated windows merge too, where they are affine
 }
 
 }  // namespace

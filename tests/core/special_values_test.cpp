@@ -246,6 +246,15 @@ const std::vector<Case>& cases() {
       R(ReduceOp::ADD, kB, "false true", "true"), R(ReduceOp::ADD, kB, "", "false"),
       R(ReduceOp::MUL, kB, "true false", "false"), R(ReduceOp::MUL, kB, "", "true"),
       R(ReduceOp::MAX, kB, "", "false"), R(ReduceOp::MAX, kB, "false true", "true"),
+      // ---- REDUCE_MULACC: acc = +0, then acc = a[i]*b[i] + acc rounded once, in order ----
+      {REDUCE_MULACC, kF, {"1 2", "3 4"}, "11"}, {REDUCE_MULACC, kF, {"", ""}, "0"},
+      {REDUCE_MULACC, kF, {"-0", "1"}, "0"}, {REDUCE_MULACC, kF, {"-0", "1"}, "-0", DN},
+      {REDUCE_MULACC, kF, {"inf", "0"}, "nan"}, {REDUCE_MULACC, kF, {"1 nan", "1 1"}, "nan"},
+      {REDUCE_MULACC, kF, {"-max max", "1 2"}, "max"},  // max*2 - max never overflows
+      {REDUCE_MULACC, kF, {"max max", "1 1"}, "max", TZ},
+      // The product is not rounded on its own: (1+2^-12)^2 - (1+2^-11) = 2^-24 exactly.
+      {REDUCE_MULACC, only(DType::Float32), {"-1.00048828125 1.000244140625", "1 1.000244140625"},
+       "5.9604644775390625e-08"},
   };
   return k;
 }
@@ -258,6 +267,16 @@ Tensor build(const Case& c, DType d) {
     Tensor x = tensor_of_bits(v, {static_cast<int64_t>(v.size())}, d);
     RoundingScope scope(c.r);
     return x.reduce(c.rop, {0});
+  }
+  if (c.op == Op::REDUCE_MULACC) {
+    std::vector<Tensor> v;
+    for (const std::string& in : c.in) {
+      std::vector<uint64_t> bits;
+      for (auto& t : split(in)) bits.push_back(parse(d, t));
+      v.push_back(tensor_of_bits(bits, {static_cast<int64_t>(bits.size())}, d));
+    }
+    RoundingScope scope(c.r);
+    return fused_reduce(v[0], v[1], {0});
   }
   for (size_t k = 0; k < c.in.size(); ++k) {
     DType dk = (c.op == Op::WHERE && k == 0) ? DType::Bool : d;

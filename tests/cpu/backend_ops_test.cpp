@@ -213,8 +213,8 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
       }
     }
   }
-  // An operand no single strided view expresses (padding, then a reshape: two views), as conv2d's
-  // windows are: the kernel copies it out densely first.
+  // An operand no unmasked strided view expresses (padding, as padded conv2d windows have): the
+  // kernel copies it out densely first.
   for (DType d : {DType::Float32, DType::Float64}) {
     check("matmul with a padded, reshaped operand " + std::string(dtype_name(d)), [&] {
       Gen g(4);
@@ -223,6 +223,36 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
       for (auto& v : yv) v = encode(fmt(d), (g.next() % 2049) / 1024.0 - 1);
       Tensor x = tensor_of_bits(xv, {40, 36}, d).pad({{2, 2}, {0, 0}}).reshape({44 * 36}).reshape({44, 36});
       return matmul(x, tensor_of_bits(yv, {36, 70}, d));
+    });
+  }
+  // conv2d itself: unpadded windows are one strided view read in place, padded ones are copied
+  // out; both in every rounding direction that matters, with a bias and batch.
+  for (int64_t pad : {0, 1})
+    for (Round r : {Round::NearestEven, Round::Up}) {
+      check("conv2d 3->5 3x3 pad " + std::to_string(pad) + " " + std::string(round_name(r)), [&] {
+        Gen g(9 + pad);
+        std::vector<uint64_t> xv(2 * 3 * 11 * 9), wv(5 * 3 * 3 * 3);
+        for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+        for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+        RoundingScope scope(r);
+        return tensor_of_bits(xv, {2, 3, 11, 9}, DType::Float32)
+            .conv2d(tensor_of_bits(wv, {5, 3, 3, 3}, DType::Float32), std::nullopt, 1, {1}, {1}, {pad});
+      });
+    }
+  // conv2d's gradients: the input's is a matmul of a permuted product (the movement ops are
+  // pushed onto its factors), pool's gradient a sum through a stack of padded views.
+  for (Round r : {Round::NearestEven, Round::Down}) {
+    check("conv2d and max_pool2d gradients " + std::string(round_name(r)), [&] {
+      Gen g(12);
+      std::vector<uint64_t> xv(2 * 3 * 12 * 12), wv(8 * 3 * 3 * 3);
+      for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+      for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+      RoundingScope scope(r);
+      Tensor x = tensor_of_bits(xv, {2, 3, 12, 12}, DType::Float32);
+      Tensor w = tensor_of_bits(wv, {8, 3, 3, 3}, DType::Float32);
+      Tensor y = x.conv2d(w).relu().max_pool2d();
+      (y * y).sum().backward();
+      return x.grad()->flatten().cat({w.grad()->flatten()});
     });
   }
   // Several reduced axes are one k, in row-major order (conv2d's (cin, kh, kw)).

@@ -1,0 +1,127 @@
+#include "cpu/matmul_plan.h"
+
+#include <algorithm>
+
+#include "cpu/kernel.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+constexpr int64_t kMaxDenseElements = int64_t{1} << 26;
+
+Operand operand(const Buffer& buffer, const ShapeTracker& view) {
+  Operand o;
+  const View& top = view.views().back();
+  if (view.views().size() == 1 && !top.has_mask()) {
+    o.data = buffer.bytes();
+    o.strides = top.strides;
+    o.offset = top.offset;
+    return o;
+  }
+  const Shape& s = view.shape();
+  Shape dense_shape = s;
+  const std::vector<bool> moves = moving_axes(view);
+  for (size_t d = 0; d < s.size(); ++d)
+    if (!moves[d]) dense_shape[d] = 1;
+  const int64_t n = numel(dense_shape);
+  if (n > kMaxDenseElements) return o;
+  o.dense = std::make_shared<Buffer>(buffer.dtype, n);
+  // Row by row along the last axis (row_indices walks the view stack without divisions).
+  const int64_t row = dense_shape.empty() ? 1 : dense_shape.back();
+  std::vector<int64_t> c(s.size(), 0), idx(static_cast<size_t>(std::max<int64_t>(row, 1)));
+  for (int64_t p0 = 0; p0 < n && row > 0; p0 += row) {
+    if (s.empty()) idx[0] = view.index(c.data());
+    else view.row_indices(c.data(), row, idx.data());
+    gather(buffer, idx.data(), static_cast<int>(row), o.dense->bytes() + p0 * itemsize(buffer.dtype));
+    for (size_t d = s.size() - (s.empty() ? 0 : 1); d-- > 0;) {
+      if (++c[d] < dense_shape[d]) break;
+      c[d] = 0;
+    }
+  }
+  o.data = o.dense->bytes();
+  o.strides.assign(s.size(), 0);
+  int64_t acc = 1;
+  for (size_t d = s.size(); d-- > 0;) {
+    if (dense_shape[d] != 1) o.strides[d] = acc;
+    acc *= dense_shape[d];
+  }
+  return o;
+}
+
+// Offsets of every coordinate of `axes` (row-major, last fastest) under `strides`, plus base.
+std::vector<int64_t> offsets(const Shape& s, const std::vector<int64_t>& axes, const std::vector<int64_t>& strides,
+                             int64_t base) {
+  std::vector<int64_t> off(1, base);
+  for (int64_t a : axes) {
+    std::vector<int64_t> next;
+    next.reserve(off.size() * s[a]);
+    for (int64_t o : off)
+      for (int64_t c = 0; c < s[a]; ++c) next.push_back(o + c * strides[a]);
+    off.swap(next);
+  }
+  return off;
+}
+
+}  // namespace
+
+std::vector<bool> moving_axes(const ShapeTracker& view) {
+  const View& top = view.views().back();
+  std::vector<bool> m(top.shape.size());
+  for (size_t d = 0; d < m.size(); ++d) {
+    bool full_mask = !top.has_mask() || (top.mask[d].first == 0 && top.mask[d].second == top.shape[d]);
+    m[d] = top.shape[d] != 1 && (top.strides[d] != 0 || !full_mask);
+  }
+  return m;
+}
+
+Split split_axes(const Shape& s, const std::vector<int64_t>& kaxes, const std::vector<bool>& mx,
+                 const std::vector<bool>& my) {
+  Split sp;
+  std::vector<bool> reduced(s.size(), false);
+  for (int64_t a : kaxes) { reduced[a] = true; sp.K *= s[a]; }
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (reduced[d] || s[d] == 1) continue;
+    const int64_t a = static_cast<int64_t>(d);
+    if (mx[d] && !my[d]) { sp.rows.push_back(a); sp.M *= s[d]; }
+    else if (!mx[d] && my[d]) { sp.cols.push_back(a); sp.N *= s[d]; }
+    else { sp.batch.push_back(a); sp.NB *= s[d]; }
+  }
+  return sp;
+}
+
+bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
+                 const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* p) {
+  p->x = operand(xb, xv);
+  p->y = operand(yb, yv);
+  if (!p->x.data || !p->y.data) return false;
+  auto nonzero = [](const std::vector<int64_t>& st) {
+    std::vector<bool> m(st.size());
+    for (size_t d = 0; d < st.size(); ++d) m[d] = st[d] != 0;
+    return m;
+  };
+  const Shape& s = xv.shape();
+  p->split = split_axes(s, kaxes, nonzero(p->x.strides), nonzero(p->y.strides));
+  const Split& sp = p->split;
+  const Shape ostr = contiguous_strides(out_shape);
+  p->kA = offsets(s, kaxes, p->x.strides, 0);
+  p->kB = offsets(s, kaxes, p->y.strides, 0);
+  p->rowA = offsets(s, sp.rows, p->x.strides, 0);
+  p->colB = offsets(s, sp.cols, p->y.strides, 0);
+  p->rowC = offsets(s, sp.rows, ostr, 0);
+  p->colC = offsets(s, sp.cols, ostr, 0);
+  p->batchA = offsets(s, sp.batch, p->x.strides, p->x.offset);
+  p->batchB = offsets(s, sp.batch, p->y.strides, p->y.offset);
+  p->batchC = offsets(s, sp.batch, ostr, 0);
+  return true;
+}
+
+GemmArgs MatmulPlan::args(void* C, int64_t nc) const {
+  const int64_t M = split.M, N = split.N;
+  return GemmArgs{x.data, y.data, C, M, N, split.K,
+                  kA.data(), kB.data(), rowA.data(), colB.data(), rowC.data(), colC.data(),
+                  batchA.data(), batchB.data(), batchC.data(),
+                  (M + kGemmMC - 1) / kGemmMC, (N + nc - 1) / nc};
+}
+
+}  // namespace maroon::cpu

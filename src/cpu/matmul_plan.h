@@ -1,0 +1,49 @@
+// A sum of a product over some axes, seen as a batched matmul over strided memory: shared by the
+// default matmul (REDUCE ADD over MUL, matmul.cpp) and the opt-in fused one (REDUCE_MULACC,
+// fused_matmul.cpp). Axes of the product where only x moves are rows, where only y moves are
+// columns, where both move are batches; the reduced axes, row-major, are k.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "core/graph.h"
+#include "cpu/gemm.h"
+
+namespace maroon::cpu {
+
+// An operand as strided memory over the product's shape. A view that strides cannot express
+// (padded conv2d windows) is first copied out densely, its broadcast (stride-0) axes kept at
+// stride 0 so the copy is no larger than the data it reads: that copy is im2col.
+struct Operand {
+  const void* data = nullptr;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+  std::shared_ptr<Buffer> dense;  // owns the copy, if one was made
+};
+
+// The rows, columns and batches of a product whose operands move along mx and my.
+struct Split {
+  std::vector<int64_t> rows, cols, batch;
+  int64_t M = 1, N = 1, NB = 1, K = 1;
+};
+Split split_axes(const Shape& s, const std::vector<int64_t>& kaxes, const std::vector<bool>& mx,
+                 const std::vector<bool>& my);
+// Axes along which an operand read through `view` changes (its strides after the plan, != 0).
+std::vector<bool> moving_axes(const ShapeTracker& view);
+
+struct MatmulPlan {
+  Operand x, y;
+  Split split;
+  // Offsets of every k, row, column and batch coordinate in x, y and the contiguous output.
+  std::vector<int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
+  // The kernel's arguments, writing into C, with column blocks of nc.
+  GemmArgs args(void* C, int64_t nc) const;
+};
+
+// The plan for the sum over kaxes of x * y, both read through views of one shape (broadcast
+// axes at stride 0), into a contiguous output of out_shape. False when an operand would need a
+// dense copy larger than the engine allows.
+bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
+                 const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* plan);
+
+}  // namespace maroon::cpu
