@@ -53,7 +53,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
   const GemmArgs g = plan.args(buf->bytes(), kGemmNC);
   const DType d = out.dtype;
   int64_t mr, nr;
-  gemm_panel_sizes(d, &mr, &nr);
+  gemm_panel_sizes(d, N, &mr, &nr);
   const size_t sz = itemsize(d);
   // Kept between calls: fresh pages cost more than packing them (a training loop repeats shapes).
   thread_local std::vector<uint64_t> bpack;
