@@ -189,7 +189,7 @@ TileEval::TileEval(const Program& p) : prog_(p) {
 }
 
 const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
-                           const std::vector<const void*>* direct) {
+                           const std::vector<const void*>* direct, void* out) {
   const int L = static_cast<int>(prog_.leaves.size());
   std::vector<const void*> ptr(prog_.num_values());
   for (int l = 0; l < L; ++l) {
@@ -204,8 +204,10 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
     const Instr& ins = prog_.code[i];
     const void* srcs[3] = {nullptr, nullptr, nullptr};
     for (int k = 0; k < ins.nsrc; ++k) srcs[k] = ptr[ins.src[k]];
-    exec_instr(ins, srcs, values_[L + i].data(), n);
-    ptr[L + i] = values_[L + i].data();
+    const bool last = out && L + static_cast<int>(i) == prog_.result && i + 1 == prog_.code.size();
+    void* dst = last ? out : values_[L + i].data();
+    exec_instr(ins, srcs, dst, n);
+    ptr[L + i] = dst;
   }
   return ptr[prog_.result];
 }
@@ -291,8 +293,11 @@ void run_elementwise(Node& out) {
         else
           flat_indices(maps[l], out.shape, p0, n, idx[l].data());
       }
-      const void* r = ev.eval(ptrs, n, &direct);
-      std::memcpy(buf->bytes() + p0 * osz, r, n * osz);
+      // A full tile's result is written straight into the output (SIMD ops store whole
+      // vectors, and kTile is a multiple of every vector length); a partial one is copied.
+      void* dst = buf->bytes() + p0 * osz;
+      const void* r = ev.eval(ptrs, n, &direct, n == kTile ? dst : nullptr);
+      if (r != dst) std::memcpy(dst, r, n * osz);
     }
   }, Round::NearestEven);
   out.buffer = buf;

@@ -54,8 +54,10 @@ class TileEval {
  public:
   explicit TileEval(const Program& p);
   // direct[l], if not null, points at leaf l's n elements in memory (read in place, no gather).
+  // out, if not null, receives the result when it is the last instruction's (n elements, plus
+  // whatever whole-vector stores write past them); the return value says where the result is.
   const void* eval(const std::vector<const int64_t*>& idx, int n,
-                   const std::vector<const void*>* direct = nullptr);
+                   const std::vector<const void*>* direct = nullptr, void* out = nullptr);
   const Program& program() const { return prog_; }
 
  private:
