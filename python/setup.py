@@ -14,7 +14,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        build = ROOT / "build"
+        # ./build, as tools/build.sh makes it; MAROON_BUILD_DIR names another one (relative to
+        # the repository root, since pip runs this from python/).
+        build = (ROOT / os.environ.get("MAROON_BUILD_DIR", "build")).resolve()
         # The base interpreter (Debian's python3), not the venv's alias of it: the same value
         # tools/build.sh configures with, so the build directory is not reconfigured.
         python = getattr(sys, "_base_executable", sys.executable)

@@ -1,28 +1,103 @@
 """Maroon: tinygrad's Tensor API with every result bit-identical on every machine.
 
-The work is done by the C++ engine (the `_maroon` extension); this file only names tinygrad's
-`dtypes`.
+All computing is done by the C++ engine (the `_maroon` extension). This file only names
+tinygrad's `dtypes` namespace and the few module-level helpers a tinygrad program imports
+(`Device`, `TinyJit`, `Context`, `getenv`), so switching a program means changing its import.
 """
+import contextlib
+import functools
+import os
+
 from . import _maroon
-from ._maroon import (DType, available_simd_targets, num_threads, set_backend, set_num_threads,  # noqa: F401
-                      set_simd_target, simd_target)
+from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
+                      set_num_threads, set_simd_target, simd_target)
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)
-    """tinygrad's `dtypes` namespace: dtypes.float32, dtypes.int8, ..."""
+    """tinygrad's `dtypes` namespace: dtypes.float32, dtypes.int8, dtypes.is_float(...), ..."""
+    bool, int8, uint8, int16, uint16 = DType.bool, DType.int8, DType.uint8, DType.int16, DType.uint16
+    int32, uint32, int64, uint64 = DType.int32, DType.uint32, DType.int64, DType.uint64
+    float16, bfloat16, float32, float64 = DType.float16, DType.bfloat16, DType.float32, DType.float64
+    char, uchar, short, ushort = int8, uint8, int16, uint16
+    int, uint, long, ulong = int32, uint32, int64, uint64
+    half, float, double = float16, float32, float64
+    default_float, default_int = float32, int32
+    floats = (float16, bfloat16, float32, float64)
+    uints = (uint8, uint16, uint32, uint64)
+    sints = (int8, int16, int32, int64)
+    ints = uints + sints
+    all = (bool,) + ints + floats
+
+    @staticmethod
+    def is_float(x): return x.is_float()
+
+    @staticmethod
+    def is_int(x): return x.is_int()
+
+    @staticmethod
+    def is_unsigned(x): return x.is_unsigned()
+
+    @staticmethod
+    def is_bool(x): return x == DType.bool
+
+    @staticmethod
+    def from_py(x):
+        """The dtype tinygrad gives a Python value (nested lists: the widest element's)."""
+        if isinstance(x, (list, tuple)):
+            return max((dtypes.from_py(e) for e in x), key=dtypes.all.index, default=dtypes.default_float)
+        if isinstance(x, __builtins__["bool"] if isinstance(__builtins__, dict) else __builtins__.bool):
+            return dtypes.bool
+        if isinstance(x, __builtins__["int"] if isinstance(__builtins__, dict) else __builtins__.int):
+            return dtypes.default_int
+        return dtypes.default_float
+
+    @staticmethod
+    def finfo(x):
+        """(exponent bits, mantissa bits) of a float dtype."""
+        return {DType.float16: (5, 10), DType.bfloat16: (8, 7), DType.float32: (8, 23), DType.float64: (11, 52)}[x]
 
 
-for _name, _value in DType.__members__.items():
-    setattr(dtypes, _name, _value)
-dtypes.float = dtypes.float32
-dtypes.half = dtypes.float16
-dtypes.double = dtypes.float64
-dtypes.int = dtypes.int32
-dtypes.default_float = dtypes.float32
-dtypes.default_int = dtypes.int32
+class Device:
+    """One device: the CPU. Every backend gives the same bits, so there is nothing to choose."""
+    DEFAULT = "CPU"
 
 
-Tensor = _maroon.Tensor
+def getenv(key, default=0):
+    return type(default)(os.getenv(key, default))
 
 
-__all__ = ["Tensor", "dtypes", "DType"]
+class Context(contextlib.ContextDecorator):
+    """tinygrad's Context(TRAINING=1): the only variable with a meaning here is TRAINING."""
+
+    def __init__(self, **kwargs):
+        self.kwargs, self.saved = kwargs, None
+
+    def __enter__(self):
+        if "TRAINING" in self.kwargs:
+            self.saved = Tensor.training
+            Tensor.training = bool(self.kwargs["TRAINING"])
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            Tensor.training = self.saved
+
+
+def TinyJit(fxn=None, **kwargs):  # noqa: N802 (tinygrad's name)
+    """tinygrad's JIT captures kernels to replay them; here a call simply runs the function (the
+    bits are the same either way)."""
+    if fxn is None:
+        return lambda f: TinyJit(f, **kwargs)
+
+    @functools.wraps(fxn)
+    def run(*args, **kw):
+        return fxn(*args, **kw)
+    run.reset = lambda: None
+    return run
+
+
+function = TinyJit
+
+from . import nn  # noqa: E402
+
+__all__ = ["Tensor", "dtypes", "DType", "nn", "Device", "Context", "TinyJit", "getenv"]

@@ -7,6 +7,7 @@ namespace maroon {
 using api::resolve_dim;
 
 std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int64_t dim) const {
+  if (ndim() == 0) throw IndexError("[split] needs at least one dimension, got a 0-d tensor");
   dim = resolve_dim("split", dim, ndim());
   int64_t total = 0;
   for (int64_t s : sizes) total += s;
@@ -25,6 +26,7 @@ std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int64_t dim
 }
 
 std::vector<Tensor> Tensor::split(int64_t size, int64_t dim) const {
+  if (ndim() == 0) throw IndexError("[split] needs at least one dimension, got a 0-d tensor");
   int64_t d = resolve_dim("split", dim, ndim());
   int64_t n = shape()[d];
   std::vector<int64_t> sizes;
@@ -35,6 +37,7 @@ std::vector<Tensor> Tensor::split(int64_t size, int64_t dim) const {
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   if (chunks <= 0) throw ShapeError("[chunk] chunks must be positive, got " + std::to_string(chunks));
+  if (ndim() == 0) throw IndexError("[chunk] needs at least one dimension, got a 0-d tensor");
   int64_t d = resolve_dim("chunk", dim, ndim());
   int64_t n = shape()[d];
   if (n == 0) return split(std::vector<int64_t>(chunks, 0), d);
@@ -87,6 +90,7 @@ Tensor Tensor::stack(const std::vector<Tensor>& others, int64_t dim) const {
 
 Tensor Tensor::cat_all(const std::vector<Tensor>& ts, int64_t dim) {
   if (ts.empty()) throw ShapeError("[cat] needs at least one tensor");
+  if (ts[0].ndim() == 0) throw IndexError("[cat] needs at least one dimension, got a 0-d tensor");
   dim = resolve_dim("cat", dim, ts[0].ndim());
   for (const Tensor& t : ts) {
     bool ok = t.ndim() == ts[0].ndim();

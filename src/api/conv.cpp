@@ -33,6 +33,9 @@ std::vector<int64_t> per_axis(const std::vector<int64_t>& v, size_t n) {
 }
 
 Pairs spatial_pads(int64_t ndim, const Pairs& grouped) {
+  if (ndim < static_cast<int64_t>(grouped.size()))
+    throw ShapeError("[pool] a " + std::to_string(ndim) + "-d input has fewer axes than the " +
+                     std::to_string(grouped.size()) + " the kernel pools");
   Pairs p(ndim - grouped.size(), {0, 0});
   p.insert(p.end(), grouped.begin(), grouped.end());
   return p;
@@ -45,6 +48,7 @@ Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t 
                       std::vector<int64_t> padding, std::optional<bool> fused) const {
   if (ndim() < 3 || ndim() != weight.ndim())
     throw ShapeError("[conv2d] input " + shape_str(shape()) + " does not match weight " + shape_str(weight.shape()));
+  if (groups < 1) throw ShapeError("[conv2d] groups must be positive, got " + std::to_string(groups));
   int64_t bs = shape()[0], cin_ = shape()[1], cout = weight.shape()[0], cin = weight.shape()[1];
   Shape HW(weight.shape().begin() + 2, weight.shape().end());
   if (groups * cin != cin_ || cout % groups != 0)

@@ -63,9 +63,11 @@ Tensor tri(int64_t r, int64_t c, int64_t diagonal) {
 }  // namespace
 
 Tensor Tensor::triu(int64_t diagonal) const {
+  if (ndim() < 2) throw ShapeError("[triu] needs at least 2 dimensions, got " + shape_str(shape()));
   return tri(shape()[ndim() - 2], shape()[ndim() - 1], diagonal).where(*this, const_like(0));
 }
 Tensor Tensor::tril(int64_t diagonal) const {
+  if (ndim() < 2) throw ShapeError("[tril] needs at least 2 dimensions, got " + shape_str(shape()));
   return tri(shape()[ndim() - 2], shape()[ndim() - 1], diagonal + 1).where(const_like(0), *this);
 }
 

@@ -9,6 +9,7 @@ namespace maroon {
 
 Tensor Tensor::newton_schulz(int64_t steps, const std::vector<double>& params, double eps) const {
   if (ndim() < 2) throw ShapeError("[newton_schulz] needs two or more dims, got " + shape_str(shape()));
+  if (params.empty()) throw ShapeError("[newton_schulz] needs at least one polynomial coefficient");
   if (shape()[ndim() - 2] > shape()[ndim() - 1])
     return transpose(-2, -1).newton_schulz(steps, params, eps).transpose(-2, -1);
   Tensor G = div(square().sum({-2, -1}, true).sqrt() + eps);
@@ -57,6 +58,8 @@ std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool full_matrices) const {
   const int64_t m = shape()[ndim() - 2], n = shape()[ndim() - 1];
   auto [Q, R] = (m >= n ? *this : transpose(-2, -1)).qr();
   const int64_t num = std::min(m, n), q_num = std::max(m, n), h = num / 2;
+  if (num < 2)  // the Jacobi rotations pair columns (tinygrad fails here too)
+    throw ShapeError("[svd] needs at least 2 rows and 2 columns, got " + shape_str(shape()));
   auto bs = [&](Shape tail) {
     Shape s = b;
     s.insert(s.end(), tail.begin(), tail.end());

@@ -12,6 +12,8 @@ namespace api {
 std::string dt(DType d) { return std::string(dtype_name(d)); }
 
 Tensor filled(const Shape& shape, Scalar v, DType dtype) {
+  for (int64_t d : shape)  // named here: the expand below would report it as its own
+    if (d < 0) throw ShapeError("[full] negative dimension in shape " + shape_str(shape));
   Tensor c = Tensor::full({}, v, dtype);
   if (shape.empty()) return c;
   return c.reshape(Shape(shape.size(), 1)).expand(shape);

@@ -192,6 +192,7 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
 Tensor Tensor::one_hot_along_dim(int64_t num_classes, int64_t dim) const {
   if (!is_int(dtype()))
     throw DTypeError("[one_hot] expects an int index tensor, got " + api::dt(dtype()));
+  if (ndim() == 0) throw IndexError("[one_hot] needs at least one dimension, got a 0-d tensor");
   int64_t offset = ndim() - resolve_dim("one_hot", dim, ndim()) - 1;
   Shape s{num_classes};
   s.insert(s.end(), offset, 1);
@@ -208,6 +209,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   if (index.ndim() != ndim())
     throw ShapeError("[gather] self.ndim must equal index.ndim, got " + shape_str(shape()) + " and " +
                      shape_str(index.shape()));
+  if (ndim() == 0) throw IndexError("[gather] needs at least one dimension, got a 0-d tensor");
   dim = resolve_dim("gather", dim, ndim());
   Shape to;
   for (int64_t d = 0; d < ndim(); ++d) {

@@ -28,6 +28,7 @@ Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction r, std::opt
 Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, int64_t ignore_index, double ls,
                                                Reduction r) const {
   if (ls < 0 || ls > 1) throw ShapeError("[sparse_categorical_crossentropy] label_smoothing must be in [0, 1]");
+  if (ndim() == 0) throw ShapeError("[sparse_categorical_crossentropy] needs class scores, got a 0-d tensor");
   Tensor log_probs = log_softmax();
   Tensor loss_mask = ignore_index != -1 ? Y.ne(ignore_index) : api::filled(Y.shape(), true, DType::Bool);
   Tensor y = Y.unsqueeze(-1).one_hot_along_dim(shape().back(), -1).mul(loss_mask.unsqueeze(-1));

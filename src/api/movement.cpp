@@ -57,6 +57,7 @@ Tensor Tensor::expand_to(const Shape& s) const {
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   std::vector<int64_t> order(ndim());
   for (int64_t i = 0; i < ndim(); ++i) order[i] = i;
+  if (ndim() == 0) throw IndexError("[transpose] needs at least one dimension, got a 0-d tensor");
   d0 = resolve_dim("transpose", d0, ndim());
   d1 = resolve_dim("transpose", d1, ndim());
   std::swap(order[d0], order[d1]);
@@ -78,6 +79,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::unflatten(int64_t dim, const Shape& sizes) const {
+  if (ndim() == 0) throw IndexError("[unflatten] needs at least one dimension, got a 0-d tensor");
   dim = resolve_dim("unflatten", dim, ndim());
   Shape s(shape().begin(), shape().begin() + dim);
   s.insert(s.end(), sizes.begin(), sizes.end());
@@ -173,12 +175,16 @@ Tensor Tensor::pad(const Pairs& p, const std::string& mode, Scalar value) const 
 }
 
 Tensor Tensor::pad_to(const Shape& s) const {
+  if (static_cast<int64_t>(s.size()) != ndim())
+    throw ShapeError("[pad_to] shape " + shape_str(s) + " for a tensor of shape " + shape_str(shape()));
   Pairs p;
   for (int64_t i = 0; i < ndim(); ++i) p.push_back({0, (s[i] < 0 ? shape()[i] : s[i]) - shape()[i]});
   return pad(p);
 }
 
 Tensor Tensor::shrink_to(const Shape& s) const {
+  if (static_cast<int64_t>(s.size()) != ndim())
+    throw ShapeError("[shrink_to] shape " + shape_str(s) + " for a tensor of shape " + shape_str(shape()));
   Pairs p;
   for (int64_t i = 0; i < ndim(); ++i) p.push_back({0, s[i] < 0 ? shape()[i] : s[i]});
   return shrink(p);
@@ -205,6 +211,7 @@ Tensor Tensor::repeat(const Shape& repeats) const {
 
 Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim) const {
   Tensor x = dim ? *this : flatten();
+  if (ndim() == 0) throw IndexError("[repeat_interleave] needs at least one dimension, got a 0-d tensor");
   int64_t d = dim ? resolve_dim("repeat_interleave", *dim, ndim()) : 0;
   Shape s = x.shape();
   Shape a(s.begin(), s.begin() + d + 1);
@@ -226,6 +233,7 @@ Tensor Tensor::roll(const std::vector<int64_t>& shifts, const std::vector<int64_
   Pairs sh;
   for (int64_t i = 0; i < ndim(); ++i) sh.push_back({0, shape()[i]});
   for (size_t k = 0; k < dims.size(); ++k) {
+    if (ndim() == 0) throw IndexError("[roll] needs at least one dimension, got a 0-d tensor");
     int64_t d = resolve_dim("roll", dims[k], ndim());
     int64_t s = shape()[d];
     int64_t delta = s - (((shifts[k] % s) + s) % s);
@@ -242,6 +250,7 @@ Tensor Tensor::diag() const {
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  if (ndim() == 0) throw IndexError("[diagonal] needs at least one dimension, got a 0-d tensor");
   dim1 = resolve_dim("diagonal", dim1, ndim());
   dim2 = resolve_dim("diagonal", dim2, ndim());
   if (dim1 == dim2) throw ShapeError("[diagonal] dim1 and dim2 cannot be the same dimension");
@@ -285,11 +294,15 @@ Tensor Tensor::pool(const Shape& k_, const std::vector<int64_t>& stride,
     return v;
   };
   std::vector<int64_t> s_ = tup(stride), d_ = tup(dilation);
+  for (size_t j = 0; j < nk; ++j)
+    if (k_[j] < 1 || s_[j] < 1 || d_[j] < 1)
+      throw ShapeError("[pool] kernel, stride and dilation must be positive, got kernel " + shape_str(k_) +
+                       " stride " + shape_str(s_) + " dilation " + shape_str(d_));
   const size_t nn = ndim() - nk;
   Shape noop(shape().begin(), shape().begin() + nn), i_(shape().begin() + nn, shape().end());
   std::vector<int64_t> o_, f_;
   for (size_t j = 0; j < nk; ++j) {
-    if (d_[j] * (k_[j] - 1) + 1 > i_[j])
+    if (d_[j] * (k_[j] - 1) + 1 > i_[j] || i_[j] == 0)
       throw ShapeError("[pool] kernel " + shape_str(k_) + " is larger than the input " + shape_str(shape()));
     o_.push_back(api::ceildiv(i_[j] - d_[j] * (k_[j] - 1), s_[j]));
     f_.push_back(std::max<int64_t>(1, api::ceildiv(o_[j] * s_[j] - d_[j], i_[j])));
@@ -321,6 +334,7 @@ Tensor Tensor::pool(const Shape& k_, const std::vector<int64_t>& stride,
 Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step) const {
   if (size < 0) throw ShapeError("[unfold] size must be >= 0, got " + std::to_string(size));
   if (step <= 0) throw ShapeError("[unfold] step must be > 0, got " + std::to_string(step));
+  if (ndim() == 0) throw IndexError("[unfold] needs at least one dimension, got a 0-d tensor");
   dim = resolve_dim("unfold", dim, ndim());
   if (size > shape()[dim])
     throw ShapeError("[unfold] size " + std::to_string(size) + " exceeds dimension " + std::to_string(dim) +
@@ -364,5 +378,8 @@ std::vector<Tensor> Tensor::meshgrid(const std::vector<Tensor>& others, const st
 
 
 
-int64_t Tensor::size(int64_t dim) const { return shape()[resolve_dim("size", dim, ndim())]; }
+int64_t Tensor::size(int64_t dim) const {
+  if (ndim() == 0) throw IndexError("[size] a 0-d tensor has no dimensions");
+  return shape()[resolve_dim("size", dim, ndim())];
+}
 }  // namespace maroon

@@ -12,6 +12,7 @@ int64_t resolve_dim(const char* op, int64_t dim, int64_t ndim, bool extra) {
   if (dim < -hi || dim > hi - 1)
     throw IndexError(std::string("[") + op + "] dim " + std::to_string(dim) + " is out of range [" +
                      std::to_string(-hi) + ", " + std::to_string(hi - 1) + "]");
+  if (total == 0) return 0;  // a 0-d tensor: -1 and 0 both name its one (virtual) axis
   return dim < 0 ? dim + total : dim;
 }
 
@@ -46,9 +47,11 @@ Tensor reduce_op(const Tensor& x, ReduceOp op, const Axis& axis, bool keepdim, c
 
 // How many elements each output of a reduction over `axis` combines.
 int64_t reduced_count(const Tensor& x, const Axis& axis, const char* name) {
+  std::vector<int64_t> axes = api::resolve_axes(name, axis, x.ndim());
+  if (x.ndim() == 0) return 1;  // its one (virtual) axis has one element
   int64_t n = 1;
-  for (int64_t a : api::resolve_axes(name, axis, x.ndim())) n *= x.shape()[a];
-  return x.ndim() == 0 ? 1 : n;
+  for (int64_t a : axes) n *= x.shape()[a];
+  return n;
 }
 
 bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
@@ -106,6 +109,7 @@ Tensor Tensor::all(Axis axis, bool keepdim) const { return cast(DType::Bool).pro
 Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
   if (!axis) return flatten().argmax(0, false);
   int64_t ax = api::resolve_dim("argmax", *axis, ndim());
+  if (ndim() == 0) return Tensor::zeros({}, DType::Int32);  // the only element is the first maximum
   int64_t n = shape()[ax];
   // The first maximum: N - max(mask * [N, N-1, ..., 1]).
   Tensor m = eq(max(ax, true));

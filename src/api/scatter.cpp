@@ -8,6 +8,7 @@ namespace maroon {
 namespace {
 
 std::pair<Tensor, Tensor> pre_scatter(const Tensor& self, int64_t dim, const Tensor& index, Tensor src) {
+  if (self.ndim() == 0) throw IndexError("[scatter] needs at least one dimension, got a 0-d tensor");
   dim = api::resolve_dim("scatter", dim, self.ndim());
   if (index.ndim() != self.ndim() || src.ndim() != self.ndim())
     throw ShapeError("[scatter] self, index and src must have the same ndim: " + shape_str(self.shape()) + ", " +

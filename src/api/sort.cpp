@@ -6,6 +6,7 @@
 namespace maroon {
 
 std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  if (ndim() == 0) throw IndexError("[sort] needs at least one dimension, got a 0-d tensor");
   dim = api::resolve_dim("sort", dim, ndim());
   const int64_t orig_len = shape()[dim];
   if (orig_len <= 1) return {*this, zeros(shape(), DType::Int32)};
@@ -55,6 +56,7 @@ std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
 Tensor Tensor::argsort(int64_t dim, bool descending) const { return sort(dim, descending).second; }
 
 std::pair<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest) const {
+  if (ndim() == 0) throw IndexError("[topk] needs at least one dimension, got a 0-d tensor");
   dim = api::resolve_dim("topk", dim, ndim());
   if (k > shape()[dim])
     throw ShapeError("[topk] k=" + std::to_string(k) + " is out of range for shape " + shape_str(shape()));

@@ -35,6 +35,15 @@ TEST(Errors, NameTheOpAndShapes) {
   expect_error<ShapeError>([&] { Tensor::einsum("ij,jk->ik", {a}); }, "[einsum]");
   expect_error<ShapeError>([&] { a.pad({{3, 1}, {0, 0}}, "reflect"); }, "[pad] reflect padding (3, 1)");
   expect_error<ShapeError>([&] { a.pad({{1, 1}, {0, 0}}, "wrap"); }, "[pad] mode 'wrap'");
+  // Degenerate windows and groups, found by fuzzing the Python bindings (they used to divide by
+  // zero or ask for a vector of negative size).
+  Tensor img = Tensor::ones({1, 2, 6, 6});
+  expect_error<ShapeError>([&] { img.max_pool2d({0, 2}); }, "[pool] kernel, stride and dilation must be positive");
+  expect_error<ShapeError>([&] { img.avg_pool2d({2, 2}, {0}); }, "[pool] kernel, stride and dilation must be positive");
+  expect_error<ShapeError>([&] { img.max_pool2d({2, 2}, {}, {0}); }, "must be positive");
+  expect_error<ShapeError>([&] { Tensor::ones({4}).max_pool2d({2, 2}); }, "[pool] a 1-d input has fewer axes");
+  expect_error<ShapeError>([&] { Tensor::ones({1, 2, 0, 6}).max_pool2d({1, 1}); }, "[pool]");
+  expect_error<ShapeError>([&] { img.conv2d(Tensor::ones({2, 2, 3, 3}), std::nullopt, 0); }, "[conv2d] groups must be positive");
 }
 
 }  // namespace

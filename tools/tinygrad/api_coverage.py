@@ -10,37 +10,15 @@ and include/maroon/optim.h are not counted (they are not Tensor methods).
 Usage (from the Maroon repo root):
   /usr/bin/python3 tools/tinygrad/api_coverage.py /work/tinygrad > docs/api.md
 """
-import ast, os, re, subprocess, sys
+import os, re, subprocess, sys
+
+from tinygrad_api import not_applicable, tensor_methods
 
 tg = sys.argv[1] if len(sys.argv) > 1 else "/work/tinygrad"
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
 
-# ---- tinygrad: class name -> (bases, public methods), over tensor.py and mixin/*.py ----
-classes = {}
-files = [os.path.join(tg, "tinygrad", "tensor.py")] + sorted(
-  os.path.join(tg, "tinygrad", "mixin", f) for f in os.listdir(os.path.join(tg, "tinygrad", "mixin")) if f.endswith(".py"))
-for path in files:
-  tree = ast.parse(open(path).read())
-  for node in tree.body:
-    if isinstance(node, ast.ClassDef):
-      bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
-      names = {}
-      for item in node.body:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-          names[item.name] = os.path.relpath(path, tg)
-      classes.setdefault(node.name, (bases, names))
-
-def collect(cls, seen):
-  if cls in seen or cls not in classes: return {}
-  seen.add(cls)
-  bases, names = classes[cls]
-  out = {}
-  for b in bases: out.update(collect(b, seen))
-  out.update(names)
-  return out
-
-tg_methods = collect("Tensor", set())
+tg_methods = tensor_methods(tg)
 public = sorted(n for n in tg_methods if not n.startswith("_"))
 dunders = sorted(n for n in tg_methods if n.startswith("__") and n.endswith("__"))
 
@@ -52,17 +30,6 @@ operators = set(re.findall(r"operator\s*([^\s(\w]+)\s*\(", header)) | set(re.fin
 # C++ spellings of names that are keywords or would clash.
 aliases = {"float": "float_", "int": "int_", "bool": "bool_", "long": "long_", "short": "short_", "double": "double_",
            "const": "const_", "expand": "expand_to", "numpy": "to_vector", "data": "bytes"}
-# tinygrad methods about devices, its JIT/function machinery or a GPU backend: nothing to map to
-# in a single-device reference engine. Listed, not counted.
-not_applicable = {
-  "device": "devices", "to": "devices", "to_": "devices", "shard": "multi-device", "shard_": "multi-device",
-  "shard_like": "multi-device", "from_blob": "raw device memory", "from_url": "network I/O",
-  "decode_hevc_frame": "video decoder", "image_conv2d": "IMAGE backend", "image_dot": "IMAGE backend",
-  "call": "function/JIT machinery", "callify": "function/JIT machinery", "custom_kernel": "function/JIT machinery",
-  "linear_with_vars": "function/JIT machinery", "schedule_linear": "function/JIT machinery",
-  "as_param": "function/JIT machinery", "is_param_": "optimizer marking (Maroon's optimizers take a list)",
-  "replace": "UOp replacement", "invalids": "Invalid sentinel values", "alu": "raw UOp access (Maroon: the free primitive functions)",
-  "ufix": "Python scalar wrapping (Maroon: weak C++ scalars)"}
 dunder_ops = {"__add__": "+", "__radd__": "+", "__sub__": "-", "__rsub__": "-", "__mul__": "*", "__rmul__": "*",
               "__truediv__": "/", "__rtruediv__": "/", "__mod__": "%", "__rmod__": "%", "__and__": "&", "__rand__": "&",
               "__or__": "|", "__ror__": "|", "__xor__": "^", "__rxor__": "^", "__lt__": "<", "__gt__": ">",

@@ -6,6 +6,7 @@ Conv2d = _nn.Conv2d
 BatchNorm = _nn.BatchNorm
 BatchNorm2d = _nn.BatchNorm2d
 LayerNorm = _nn.LayerNorm
+GroupNorm = _nn.GroupNorm
 Embedding = _nn.Embedding
 
 from . import optim, state  # noqa: E402,F401
