@@ -1,6 +1,7 @@
 // Creation methods (tinygrad's mixin/creation.py and mixin/op.py: arange, linspace, eye, tri).
 #include <cmath>
 
+#include "core/fpenv.h"
 #include "api/internal.h"
 #include "maroon/tensor.h"
 
@@ -29,6 +30,7 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::optional<DTyp
   bool any_float = start.kind == Scalar::Kind::Float || stop.kind == Scalar::Kind::Float ||
                    step.kind == Scalar::Kind::Float;
   double a = as_double(start), b = as_double(stop), st = as_double(step);
+  FpEnvGuard ieee;  // b - st, (b - a) / st and a - st below must not round in the caller's mode
   if (st == 0) throw ShapeError("[arange] step cannot be 0");
   double lo = st > 0 ? a : b - st, hi = st > 0 ? b - st : a;
   DType d = dtype ? *dtype : any_float ? DType::Float32 : DType::Int32;
@@ -45,7 +47,8 @@ Tensor Tensor::linspace(double start, double stop, int64_t steps, DType dtype) {
   if (steps < 0) throw ShapeError("[linspace] number of steps must be non-negative");
   if (dtype == DType::Bool) throw DTypeError("[linspace] bool dtype is not supported");
   if (steps == 1) return api::filled({1}, start, dtype);
-  Tensor r = Tensor::arange(steps, DType::Float32) * ((stop - start) / static_cast<double>(steps - 1));
+  const double step = in_ieee_env([&] { return (stop - start) / static_cast<double>(steps - 1); });
+  Tensor r = Tensor::arange(steps, DType::Float32) * step;
   return (start + r).cast(dtype);
 }
 

@@ -170,12 +170,17 @@ Tensor Tensor::rshift(const Tensor& x) const { return shr(*this, x); }
 Tensor Tensor::rshift(Scalar x) const { return shr(*this, x); }
 
 // ---- transcendental compositions ----
+// Their constants, evaluated by the compiler (constexpr), never at run time in the caller's
+// rounding mode; the literals are the nearest doubles, as Python's math module gives them.
+constexpr double kInvLn2 = 1.0 / std::numbers::ln2;
+constexpr double kSqrt2OverPi = 0.7978845608028654;  // math.sqrt(2 / math.pi)
+constexpr double kLog10Of2 = 0.30102999566398120;    // math.log10(2)
 Tensor Tensor::exp() const {
   // Computed in at least float32 (1/ln2 as a float32 constant), then cast back.
   Tensor x = cast(api::least_upper_float(dtype()));
   DType out = x.dtype();
   DType work = concrete(least_upper_dtype(out, DType::Float32));
-  return maroon::mul(x.cast(work), 1.0 / std::numbers::ln2).exp2().cast(out);
+  return maroon::mul(x.cast(work), kInvLn2).exp2().cast(out);
 }
 // tinygrad's LOG2/SQRT/SIN/EXP2/RECIPROCAL take an integer input to float32 implicitly; Maroon's
 // primitives require floats, so the compositions built on them convert first (same result).
@@ -183,7 +188,7 @@ namespace {
 Tensor as_float(const Tensor& x) { return x.cast(api::least_upper_float(x.dtype())); }
 }  // namespace
 Tensor Tensor::log() const { return maroon::mul(as_float(*this).log2(), std::numbers::ln2); }
-Tensor Tensor::log10() const { return maroon::mul(as_float(*this).log2(), std::log10(2.0)); }
+Tensor Tensor::log10() const { return maroon::mul(as_float(*this).log2(), kLog10Of2); }
 Tensor Tensor::rsqrt() const { return as_float(*this).sqrt().reciprocal(); }
 Tensor Tensor::cos() const {
   Tensor x = cast(api::least_upper_float(dtype()));
@@ -231,7 +236,7 @@ Tensor Tensor::selu(double alpha, double gamma) const {
   return maroon::mul(gamma, ge(0).where(*this, maroon::mul(alpha, exp().sub(1))));
 }
 Tensor Tensor::sigmoid() const {
-  return maroon::add(1, maroon::mul(*this, -1.0 / std::numbers::ln2).exp2()).reciprocal();
+  return maroon::add(1, maroon::mul(*this, -kInvLn2).exp2()).reciprocal();
 }
 Tensor Tensor::hardsigmoid(double alpha, double beta) const {
   Tensor a = maroon::add(maroon::mul(alpha, *this), beta);
@@ -245,11 +250,11 @@ Tensor Tensor::hardtanh(double lo, double hi) const { return clip(lo, hi); }
 Tensor Tensor::gelu(const std::string& approximate) const {
   if (approximate == "tanh") {
     Tensor inner = maroon::add(*this, maroon::mul(0.044715, pow(3)));
-    Tensor t = maroon::mul(std::sqrt(2 / std::numbers::pi), inner).tanh();
+    Tensor t = maroon::mul(kSqrt2OverPi, inner).tanh();
     return maroon::mul(maroon::mul(0.5, *this), maroon::add(1, t));
   }
   if (approximate == "none")
-    return maroon::mul(maroon::mul(*this, 0.5), maroon::add(1.0, div(std::sqrt(2.0)).erf()));
+    return maroon::mul(maroon::mul(*this, 0.5), maroon::add(1.0, div(std::numbers::sqrt2).erf()));
   throw ShapeError("[gelu] approximate='" + approximate + "' is not supported");
 }
 Tensor Tensor::quick_gelu() const { return maroon::mul(*this, maroon::mul(*this, 1.702).sigmoid()); }

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "api/internal.h"
+#include "core/fpenv.h"
 #include "maroon/tensor.h"
 
 namespace maroon {
@@ -205,7 +206,7 @@ Tensor Tensor::einsum(const std::string& formula_in, const std::vector<Tensor>& 
 Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& value, std::optional<Tensor> attn_mask,
                                             double dropout_p, bool is_causal) const {
   DType acc = concrete(least_upper_dtype(least_upper_dtype(dtype(), key.dtype()), DType::Float32));
-  Tensor qk = matmul(key.transpose(-2, -1), acc).div(std::sqrt(static_cast<double>(shape().back())));
+  Tensor qk = matmul(key.transpose(-2, -1), acc).div(in_ieee_env([&] { return std::sqrt(static_cast<double>(shape().back())); }));
   if (is_causal) {
     if (attn_mask) throw ShapeError("[scaled_dot_product_attention] cannot set attn_mask when is_causal=true");
     attn_mask = api::filled(qk.shape(), true, DType::Bool).tril();

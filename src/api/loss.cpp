@@ -1,5 +1,6 @@
 // Losses (tinygrad's mixin/op.py).
 #include "api/internal.h"
+#include "core/fpenv.h"
 #include "maroon/tensor.h"
 
 namespace maroon {
@@ -47,7 +48,8 @@ Tensor Tensor::cross_entropy(const Tensor& Y_in, Reduction r, double ls) const {
       throw ShapeError("[cross_entropy] shape mismatch: " + shape_str(shape()) + " and " + shape_str(Y.shape()));
     Y = Y.unsqueeze(cd).one_hot_along_dim(shape()[cd], cd);
   }
-  Y = maroon::mul(1 - ls, Y).add(ls / static_cast<double>(Y.shape()[cd]));
+  const auto [keep, spread] = in_ieee_env([&] { return std::pair{1 - ls, ls / static_cast<double>(Y.shape()[cd])}; });
+  Y = maroon::mul(keep, Y).add(spread);
   return log_softmax(cd).mul(Y).sum(cd).neg().do_reduction(r);
 }
 

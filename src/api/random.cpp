@@ -4,9 +4,13 @@
 // The Threefry words are computed on the host: 32-bit integer arithmetic is exact, so this is
 // bit-identical to tinygrad's THREEFRY primitive. Everything after the raw bits (shift, or,
 // bitcast, -1, Box-Muller, scaling) is built from Maroon primitives.
+
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
+#include "core/fpenv.h"
+#include "math/math.h"
 #include "api/internal.h"
 #include "maroon/tensor.h"
 
@@ -155,24 +159,32 @@ Tensor Tensor::normal(const Shape& shape, double mean, double std_, DType dtype)
 }
 
 Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype) {
-  return uniform(shape, -1.0, 1.0, dtype).mul(std::pow(static_cast<double>(api::prod(shape)), -0.5));
+  // prod**-0.5 as tinygrad (C's pow) computes it, correctly rounded by Maroon's own pow: no libm.
+  const double n = static_cast<double>(api::prod(shape)), e = -0.5;
+  uint64_t nb, eb;
+  std::memcpy(&nb, &n, 8);
+  std::memcpy(&eb, &e, 8);
+  const uint64_t rb = math::pow(sf::kF64, nb, eb, Round::NearestEven);
+  double r;
+  std::memcpy(&r, &rb, 8);
+  return uniform(shape, -1.0, 1.0, dtype).mul(r);
 }
 
 Tensor Tensor::glorot_uniform(const Shape& shape, DType dtype) {
   Shape rest(shape.begin() + 1, shape.end());
-  double bound = std::sqrt(6.0 / static_cast<double>(shape[0] + api::prod(rest)));
+  double bound = in_ieee_env([&] { return std::sqrt(6.0 / static_cast<double>(shape[0] + api::prod(rest))); });
   return uniform(shape, -bound, bound, dtype);
 }
 
 Tensor Tensor::kaiming_uniform(const Shape& shape, double a, DType dtype) {
   Shape rest(shape.begin() + 1, shape.end());
-  double bound = std::sqrt(6.0 / (1 + a * a) / static_cast<double>(api::prod(rest)));
+  double bound = in_ieee_env([&] { return std::sqrt(6.0 / (1 + a * a) / static_cast<double>(api::prod(rest))); });
   return uniform(shape, -bound, bound, dtype);
 }
 
 Tensor Tensor::kaiming_normal(const Shape& shape, double a, DType dtype) {
   Shape rest(shape.begin() + 1, shape.end());
-  double std_ = std::sqrt(2.0 / (1 + a * a) / static_cast<double>(api::prod(rest)));
+  double std_ = in_ieee_env([&] { return std::sqrt(2.0 / (1 + a * a) / static_cast<double>(api::prod(rest))); });
   return normal(shape, 0.0, std_, dtype);
 }
 

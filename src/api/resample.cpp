@@ -1,5 +1,6 @@
 // interpolate (tinygrad's mixin/op.py): per axis, gather the neighbours and lerp.
 #include "api/internal.h"
+#include "core/fpenv.h"
 #include "maroon/tensor.h"
 
 namespace maroon {
@@ -30,7 +31,7 @@ Tensor Tensor::interpolate(const Shape& size, const std::string& mode, bool alig
       Tensor perc = num.mod(den_t).cast(DType::Float32).div(den).reshape(reshape).expand(expand);
       x = x.gather(ax, low).lerp(x.gather(ax, high), perc);
     } else {
-      double scale = static_cast<double>(in_sz) / static_cast<double>(out);
+      double scale = in_ieee_env([&] { return static_cast<double>(in_sz) / static_cast<double>(out); });
       Tensor arr = arange(out, DType::Float32);
       Tensor pos = mode == "nearest-exact" ? maroon::mul(scale, arr + 0.5) : maroon::mul(scale, arr);
       x = x.gather(ax, pos.cast(DType::Int32).reshape(reshape).expand(expand));

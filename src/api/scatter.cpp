@@ -34,7 +34,8 @@ std::pair<Tensor, Tensor> pre_scatter(const Tensor& self, int64_t dim, const Ten
 Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src_in, const std::string& reduce,
                               bool include_self) const {
   auto [src, mask] = pre_scatter(*this, dim, index, src_in);
-  auto inv_mask = [&](const Tensor& a, const Tensor& b) { return mask.any(-1).logical_not().where(a, b); };
+  // (captured by name: C++20 lets a lambda capture a structured binding, clang 14 does not)
+  auto inv_mask = [&, &mask = mask](const Tensor& a, const Tensor& b) { return mask.any(-1).logical_not().where(a, b); };
   if (reduce == "sum")
     return mask.where(src, 0).sum(-1).add(include_self ? *this : inv_mask(*this, const_like(0)));
   if (reduce == "prod")

@@ -16,4 +16,13 @@ class FpEnvGuard {
   std::fenv_t saved_;
 };
 
+// f() under the library's environment. Graph-building code that computes a double from runtime
+// values (an initialiser's bound, a step size) must not see the caller's rounding mode or
+// flush-to-zero: the value becomes a constant in the graph.
+template <class F>
+auto in_ieee_env(F&& f) {
+  FpEnvGuard guard;
+  return f();
+}
+
 }  // namespace maroon

@@ -121,7 +121,7 @@ class Parser {
         std::string key = string();
         if (v.find(key)) fail("duplicate key \"" + key + "\"");
         expect(':');
-        v.fields.emplace_back(std::move(key), value(depth + 1));
+        v.fields.push_back(Field{std::move(key), value(depth + 1)});
       } while (eat(','));
       expect('}');
     } else if (c == '[') {

@@ -10,17 +10,26 @@
 
 namespace maroon::json {
 
+struct Field;
+
 struct Value {
   enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
   bool b = false;
   std::string str;                                    // String: the decoded UTF-8 text; Number: the literal as written
   std::vector<Value> items;                           // Array
-  std::vector<std::pair<std::string, Value>> fields;  // Object, in file order (keys unique)
+  std::vector<Field> fields;                          // Object, in file order (keys unique)
 
   const Value* find(std::string_view key) const;
   // A Number written as plain digits (no sign, fraction or exponent) that fits in uint64;
   // false otherwise.
   bool as_u64(uint64_t& out) const;
+};
+
+// A member of an object. Not a std::pair: a pair of an incomplete Value is undefined (clang
+// rejects it), a vector of an incomplete struct is allowed.
+struct Field {
+  std::string key;
+  Value value;
 };
 
 // Parses one JSON document; trailing whitespace is allowed, anything else is not. Duplicate

@@ -1,6 +1,7 @@
 // tinygrad's nn layers (tinygrad/nn/__init__.py).
 #include <cmath>
 
+#include "core/fpenv.h"
 #include "maroon/nn.h"
 
 namespace maroon::nn {
@@ -23,9 +24,15 @@ std::vector<Tensor> Module::parameters() const {
   return out;
 }
 
+namespace {
+double inv_sqrt(int64_t n) {
+  return in_ieee_env([&] { return 1 / std::sqrt(static_cast<double>(n)); });
+}
+}  // namespace
+
 Linear::Linear(int64_t in, int64_t out, bool has_bias)
-    : weight(Tensor::uniform({out, in}, -1 / std::sqrt(static_cast<double>(in)), 1 / std::sqrt(static_cast<double>(in)))) {
-  double bound = 1 / std::sqrt(static_cast<double>(in));
+    : weight(Tensor::uniform({out, in}, -inv_sqrt(in), inv_sqrt(in))) {
+  double bound = inv_sqrt(in);
   if (has_bias) bias = Tensor::uniform({out}, -bound, bound);
 }
 Tensor Linear::operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
@@ -43,7 +50,7 @@ Conv2d::Conv2d(int64_t in, int64_t out, std::vector<int64_t> k, std::vector<int6
       padding(std::move(padding_)),
       dilation(std::move(dilation_)),
       groups(groups_) {
-  double scale = 1 / std::sqrt(static_cast<double>(in * prod(kernel_size)));
+  double scale = inv_sqrt(in * prod(kernel_size));
   Shape ws{out, in / groups};
   ws.insert(ws.end(), kernel_size.begin(), kernel_size.end());
   weight = Tensor::uniform(ws, -scale, scale);
