@@ -5,5 +5,8 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash tools/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# The determinism matrix's fast subset: g++ and clang, two SIMD targets, several thread counts
+# and caller FP states, and the op battery on AArch64 under qemu (docs/determinism.md).
+/usr/bin/python3 tools/determinism/matrix.py --ci
 .venv/bin/python -m pytest -q python/tests
 echo "test.sh: all tests passed in $(( $(date +%s) - start )) s"

@@ -1,0 +1,62 @@
+// The determinism battery's shared pieces: a digest recorder and deterministic inputs.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "maroon/maroon.h"
+#include "maroon/sha256.h"
+
+namespace maroon::determinism {
+
+// Collects result bytes under a fine-grained name ("ops.EXP2") and its workload class
+// ("ops:unary"); prints one digest line per name and per class, in first-use order.
+class Recorder {
+ public:
+  void add(const std::string& cls, const std::string& name, const Tensor& t);
+  void add_bytes(const std::string& cls, const std::string& name, const std::vector<uint8_t>& b);
+  // A line printed as given: a digest computed elsewhere (the library's weights digest).
+  void note(const std::string& name, const std::string& value) { notes_.emplace_back(name, value); }
+  void print();
+  int64_t tensors() const { return tensors_; }
+
+ private:
+  struct Entry { std::string cls, name; Sha256 h; };
+  std::vector<Entry> names_, classes_;
+  std::vector<std::pair<std::string, std::string>> notes_;
+  Sha256& find(std::vector<Entry>& v, const std::string& cls, const std::string& name);
+  int64_t tensors_ = 0;
+};
+
+// SplitMix64: inputs come from integer code only, never libc rand or float arithmetic.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  explicit Rng(const std::string& key);  // seeded by FNV-1a of the key
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Element bits of dtype d, weighted towards the values where semantics differ: zeros,
+  // subnormals, infinities, NaNs with payloads, the largest finite values and values near 1;
+  // integer minima, maxima, small values and shift counts.
+  uint64_t bits(DType d);
+
+ private:
+  uint64_t s_;
+};
+
+Tensor tensor_of_bits(const std::vector<uint64_t>& bits, const Shape& shape, DType d);
+// A tensor of `shape` and dtype d filled from `key`'s stream.
+Tensor random_tensor(const std::string& key, const Shape& shape, DType d);
+
+// small: 513-element operands instead of 8193, its lines named ops-small (for emulated CPUs).
+void run_op_battery(Recorder& rec, bool small);
+// Returns false when the models are not part of this build (maroon/models.h absent).
+bool run_model_battery(Recorder& rec, const std::string& data_dir, int mlp_steps, int cnn_steps,
+                       int cnn_batch, bool with_cnn);
+
+}  // namespace maroon::determinism

@@ -1,0 +1,513 @@
+#!/usr/bin/python3
+"""The determinism matrix: builds Maroon's battery (tools/determinism) in several configurations
+(compilers, optimisation levels, 32-bit x86, AArch64 and RISC-V under qemu-user), runs it under
+every SIMD target, thread count and caller floating-point state chosen below, prints a table of
+digests (configurations x workloads) and exits 1 if any digest differs.
+
+    /usr/bin/python3 tools/determinism/matrix.py          # the whole matrix; writes docs/determinism.md
+    /usr/bin/python3 tools/determinism/matrix.py --ci     # the fast subset CI runs
+
+Builds go to build-dm/<config> (library + battery only). Missing Debian packages are installed
+with apt-get (sudo when not root); a configuration whose packages cannot be installed is reported
+as not run (an error under --ci).
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HERE = os.path.join(ROOT, "tools", "determinism")
+BUILD_ROOT = os.path.join(ROOT, "build-dm")
+DOC = os.path.join(ROOT, "docs", "determinism.md")
+
+OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "fused"]
+CLASSES = ([f"ops:{c}" for c in OPS] + [f"ops-small:{c}" for c in OPS] +
+           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer"])
+MLP_STEPS, CNN_STEPS, CNN_BATCH = 50, 10, 2
+
+OPT = {"O0": "-O0", "O2": "-O2 -DNDEBUG", "O3n": "-O3 -march=native -DNDEBUG"}
+OPT_LABEL = {"O0": "-O0", "O2": "-O2", "O3n": "-O3 -march=native"}
+COMPILERS = {  # name: (c++ driver, apt package)
+    "gcc12": ("g++-12", "g++-12"),
+    "clang14": ("clang++-14", "clang-14"),
+    "clang19": ("clang++-19", "clang-19"),
+}
+CROSS = {  # arch: (toolchain file, multiarch triple, apt packages, dpkg architecture, runner)
+    "i686": ("i686.cmake", "i386-linux-gnu", ["g++-i686-linux-gnu", "libhwy-dev:i386"], "i386", []),
+    "aarch64": ("aarch64.cmake", "aarch64-linux-gnu",
+                ["g++-aarch64-linux-gnu", "libhwy-dev:arm64", "qemu-user"], "arm64",
+                ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
+    "riscv64": ("riscv64.cmake", "riscv64-linux-gnu", ["g++-riscv64-linux-gnu", "qemu-user"], None,
+                ["qemu-riscv64", "-L", "/usr/riscv64-linux-gnu"]),
+}
+
+
+class Build:
+    def __init__(self, name, arch, compiler, opt):
+        self.name, self.arch, self.compiler, self.opt = name, arch, compiler, opt
+        self.dir = os.path.join(BUILD_ROOT, name)
+        self.exe = os.path.join(self.dir, "tools", "determinism", "maroon-battery")
+        self.error = None  # why it could not be built or run
+        self.seconds = 0.0
+        self.simd = []
+
+    def describe(self):
+        if self.arch == "x86_64":
+            return f"{self.compiler} {OPT_LABEL[self.opt]}, x86-64"
+        how = {"i686": "32-bit x86 (SSE2 math), native", "aarch64": "AArch64 under qemu-user",
+               "riscv64": "RISC-V 64 under qemu-user"}[self.arch]
+        return f"{self.compiler} {OPT_LABEL[self.opt]}, {how}"
+
+    def packages(self):
+        pk = ["cmake", "ninja-build"]
+        if self.arch == "x86_64":
+            return pk + ["libhwy-dev", COMPILERS[self.compiler][1]]
+        return pk + ["libhwy-dev"] + CROSS[self.arch][2]
+
+
+class Run:
+    """One battery execution: a build, a SIMD target ("best" = the best this CPU has), threads,
+    the caller's FP state, the backend, the workloads, and for qemu the emulated CPU."""
+
+    def __init__(self, build, simd="best", threads=1, fp="default", backend="cpu", cnn=True,
+                 models=True, qemu_cpu=None, small=False):
+        self.build, self.simd, self.threads, self.fp, self.backend = build, simd, threads, fp, backend
+        self.cnn, self.models, self.qemu_cpu, self.small = cnn, models, qemu_cpu, small
+        self.lines, self.header, self.seconds, self.error, self.isa = {}, "", 0.0, None, ""
+
+    def label(self):
+        parts = [self.build.name]
+        if self.backend == "ref":
+            parts.append("ref-executor")
+        else:
+            parts.append(self.isa or self.simd)
+            parts.append(f"t{self.threads}")
+        if self.qemu_cpu:
+            parts.append(f"qemu-cpu={self.qemu_cpu}")
+        if self.small:
+            parts.append("small")
+        if self.fp != "default":
+            parts.append(self.fp)
+        return " ".join(parts)
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+# ---------------------------------------------------------------- packages
+
+def installed(pkg):
+    r = sh(["dpkg-query", "-W", "-f=${Status}", pkg])
+    return r.returncode == 0 and "install ok installed" in r.stdout
+
+
+def ensure_packages(builds):
+    sudo = [] if os.getuid() == 0 else ["sudo"]
+    want = sorted({p for b in builds for p in b.packages()})
+    missing = [p for p in want if not installed(p)]
+    if not missing:
+        return
+    foreign = sh(["dpkg", "--print-foreign-architectures"]).stdout.split()
+    for p in missing:
+        arch = p.split(":")[1] if ":" in p else None
+        if arch and arch not in foreign:
+            log(f"matrix: dpkg --add-architecture {arch}")
+            sh(sudo + ["dpkg", "--add-architecture", arch])
+            foreign.append(arch)
+    log(f"matrix: apt-get install {' '.join(missing)}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    # A foreign architecture's index may fail to download (a mirror mid-sync): go on and let the
+    # install say whether what is needed is there.
+    sh(sudo + ["apt-get", "update", "-qq"], env=env)
+    r = sh(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing, env=env)
+    if r.returncode != 0:  # try one by one, so one unavailable package skips only its builds
+        for p in missing:
+            sh(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", p], env=env)
+    for b in builds:
+        lack = [p for p in b.packages() if not installed(p)]
+        if lack:
+            b.error = "packages not installable: " + " ".join(lack)
+
+
+# ---------------------------------------------------------------- builds
+
+def configure_args(b):
+    args = ["cmake", "-S", ROOT, "-B", b.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=None",
+            f"-DCMAKE_CXX_FLAGS={OPT[b.opt]}", "-DMAROON_BUILD_TESTS=OFF", "-DMAROON_BUILD_BENCH=OFF",
+            "-DMAROON_BUILD_PYTHON=OFF"]
+    if b.arch == "x86_64":
+        args.append(f"-DCMAKE_CXX_COMPILER={COMPILERS[b.compiler][0]}")
+    else:
+        tc, triple = CROSS[b.arch][0], CROSS[b.arch][1]
+        args.append(f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(HERE, 'toolchains', tc)}")
+        if b.arch == "riscv64":  # no riscv64 libhwy in Debian 12: see toolchains/hwy-static
+            args.append(f"-Dhwy_DIR={os.path.join(HERE, 'toolchains', 'hwy-static')}")
+        else:
+            args.append(f"-Dhwy_DIR=/usr/lib/{triple}/cmake/hwy")
+    return args
+
+
+def build(b, jobs):
+    t0 = time.time()
+    os.makedirs(b.dir, exist_ok=True)
+    for cmd in (configure_args(b), ["cmake", "--build", b.dir, "-j", str(jobs), "--target", "maroon-battery"]):
+        r = sh(cmd)
+        if r.returncode != 0:
+            first = next((l.strip() for l in r.stdout.splitlines() if ": error: " in l or "CMake Error" in l), "")
+            b.error = f"build failed: {first.replace(ROOT + '/', '')}\n" + r.stdout[-3000:]
+            break
+    b.seconds = time.time() - t0
+    log(f"[build] {b.name:22s} {'FAILED' if b.error else 'ok':6s} {b.seconds:6.0f} s")
+    if b.error:
+        log(b.error)
+
+
+def runner(b, qemu_cpu=None):
+    if b.arch in ("x86_64", "i686"):
+        return []
+    r = list(CROSS[b.arch][4])
+    if qemu_cpu:
+        r[1:1] = ["-cpu", qemu_cpu]
+    return r
+
+
+def simd_targets(b):
+    """The MAROON_SIMD names this build accepts here; None if the battery does not start."""
+    r = sh(runner(b) + [b.exe, "--list-simd"])
+    return r.stdout.split() if r.returncode == 0 else None
+
+
+# ---------------------------------------------------------------- runs
+
+def execute(run, data_dir, timeout):
+    b = run.build
+    simd = run.simd
+    if run.simd == "best":
+        simd = b.simd[-1] if b.simd else "default"
+    elif run.backend == "cpu" and simd not in b.simd:
+        run.error = f"SIMD target {simd} not available on this machine"
+        return
+    env = dict(os.environ, MAROON_BACKEND=run.backend, MAROON_THREADS=str(run.threads))
+    env.pop("MAROON_SIMD", None)
+    if run.simd != "best" and run.backend == "cpu":
+        env["MAROON_SIMD"] = simd
+    args = [b.exe, f"--fpstate={run.fp}", "--ops"] + (["--small"] if run.small else [])
+    if run.models:
+        args += ["--models", f"--mlp-steps={MLP_STEPS}", f"--cnn-steps={CNN_STEPS}", f"--cnn-batch={CNN_BATCH}"]
+        if data_dir:
+            args.append(f"--data={data_dir}")
+        if not run.cnn:
+            args.append("--no-cnn")
+    t0 = time.time()
+    try:
+        r = sh(runner(b, run.qemu_cpu) + args, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        run.error = f"timed out after {timeout} s"
+        return
+    run.seconds = time.time() - t0
+    if r.returncode != 0:
+        run.error = f"exit {r.returncode}: {r.stdout[-2000:]}"
+        return
+    for line in r.stdout.splitlines():
+        if line.startswith("# backend="):
+            run.header = line[2:]
+        elif line and not line.startswith("#"):
+            name, digest = line.split()
+            run.lines[name] = digest
+    h = dict(kv.split("=", 1) for kv in run.header.split() if "=" in kv)
+    run.isa = h.get("isa", "").lower() if run.backend == "cpu" else ""
+    # The settings must have taken effect, or the run proves nothing.
+    want = {"backend": run.backend, "threads": str(run.threads), "fpstate": run.fp}
+    if run.backend == "cpu" and run.simd != "best":
+        want["simd"] = simd
+    for k, v in want.items():
+        if h.get(k) != v:
+            run.error = f"asked for {k}={v}, the battery reports {k}={h.get(k)}"
+
+
+# ---------------------------------------------------------------- the plan
+
+def plan(ci):
+    builds, runs = {}, []
+
+    def B(arch, compiler, opt):
+        name = f"{compiler}-{opt}" if arch == "x86_64" else f"{arch}-{compiler}-{opt}"
+        builds.setdefault(name, Build(name, arch, compiler, opt))
+        return builds[name]
+
+    if ci:
+        g, c = B("x86_64", "gcc12", "O2"), B("x86_64", "clang14", "O2")
+        for simd in ("scalar", "best"):
+            for t in (1, 3):
+                runs.append(Run(g, simd, t, cnn=(simd == "best" and t == 3)))
+        runs += [Run(g, "best", 2, "ftz-daz", cnn=False), Run(g, "best", 2, "round-up", cnn=False),
+                 Run(g, "best", 2, models=False, small=True),
+                 Run(c, "best", 2, cnn=True), Run(c, "scalar", 3, "round-up", cnn=False)]
+        a = B("aarch64", "gcc12", "O2")
+        runs += [Run(a, "best", 2, qemu_cpu="cortex-a72", models=False, small=True),
+                 Run(a, "best", 1, "ftz-daz", qemu_cpu="max", models=False, small=True)]
+        return list(builds.values()), runs
+
+    anchor = B("x86_64", "gcc12", "O2")
+    for simd in ("scalar", "sse4", "avx2", "avx512"):
+        for t in (1, 2, 3, 8):
+            runs.append(Run(anchor, simd, t, cnn=t in (1, 8)))
+    runs += [Run(anchor, "best", 2, "ftz-daz"), Run(anchor, "best", 3, "round-up"),
+             Run(anchor, "best", 2, models=False, small=True),
+             Run(anchor, backend="ref", models=False)]  # the reference executor: ops only (below)
+    a = B("aarch64", "gcc12", "O2")
+    runs += [Run(a, "best", 3, qemu_cpu="max", small=True, models=False),
+             Run(a, "best", 2, qemu_cpu="cortex-a72", small=True, models=False),
+             Run(a, "best", 2, "ftz-daz", qemu_cpu="max", small=True, models=False),
+             Run(a, "best", 8, "round-up", qemu_cpu="cortex-a72", small=True, models=False)]
+    order = [("clang14", "O2"), ("clang19", "O2"), ("gcc12", "O0"), ("clang19", "O3n"), ("gcc12", "O3n"),
+             ("clang14", "O0"), ("clang19", "O0"), ("clang14", "O3n")]
+    for comp, opt in order[:2]:
+        b = B("x86_64", comp, opt)
+        runs += [Run(b, "best", 8, cnn=opt != "O0"), Run(b, "scalar", 1, cnn=False),
+                 Run(b, "avx2", 3, "ftz-daz", cnn=False), Run(b, "sse4", 2, "round-up", cnn=False)]
+    i = B("i686", "gcc12", "O2")
+    runs += [Run(i, "best", 3), Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 2, "ftz-daz", cnn=False),
+             Run(i, "avx2", 8, "round-up", cnn=False)]
+    r = B("riscv64", "gcc12", "O2")
+    runs += [Run(r, "best", 1, small=True, models=False), Run(r, "best", 3, "round-up", small=True, models=False)]
+    for comp, opt in order[2:]:
+        b = B("x86_64", comp, opt)
+        if opt == "O3n":  # -march=native: Highway compiles no target below the native one
+            runs += [Run(b, "best", 8), Run(b, "best", 1, cnn=False), Run(b, "best", 3, "ftz-daz", cnn=False),
+                     Run(b, "best", 2, "round-up", cnn=False)]
+            continue
+        runs += [Run(b, "best", 8, cnn=opt != "O0"), Run(b, "scalar", 1, cnn=False),
+                 Run(b, "avx2", 3, "ftz-daz", cnn=False), Run(b, "sse4", 2, "round-up", cnn=False)]
+    return list(builds.values()), runs
+
+
+# ---------------------------------------------------------------- report
+
+def compare(runs):
+    """Reference digest of each line (the first run that has it) and the mismatches."""
+    ref, bad = {}, []
+    for r in runs:
+        for name, d in r.lines.items():
+            if name not in ref:
+                ref[name] = (d, r)
+            elif ref[name][0] != d:
+                bad.append(f"{name}: {r.label()} has {d}, {ref[name][1].label()} has {ref[name][0]}")
+    return ref, bad
+
+
+def table(runs, width=10):
+    cols = [c for c in CLASSES if any(c in r.lines for r in runs)]
+    head = "| configuration | s | " + " | ".join(cols) + " |"
+    out = [head, "|" + "---|" * (len(cols) + 2)]
+    for r in runs:
+        if r.error:
+            continue
+        cells = [r.lines[c][:width] if c in r.lines else "—" for c in cols]
+        out.append(f"| {r.label()} | {r.seconds:.0f} | " + " | ".join(cells) + " |")
+    return out
+
+
+def tool_versions(builds):
+    seen, out = set(), []
+    for b in builds:
+        cxx = COMPILERS[b.compiler][0] if b.arch == "x86_64" else CROSS[b.arch][1].replace("i386", "i686") + "-g++"
+        if cxx in seen or b.error:
+            continue
+        seen.add(cxx)
+        v = sh([cxx, "--version"]).stdout.splitlines()
+        out.append(f"- `{cxx}`: {v[0] if v else '?'}")
+    q = sh(["qemu-aarch64", "--version"]).stdout.splitlines()
+    if q:
+        out.append(f"- qemu-user: {q[0]}")
+    return out
+
+
+def cpu_model():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def write_doc(builds, runs, ref, bad, data_desc, command, total):
+    ok = [r for r in runs if not r.error]
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    L = ["# Determinism matrix", "",
+         "Generated by `" + command + "` (tools/determinism/matrix.py); do not edit by hand.", "",
+         f"**Latest run: {now}, on {cpu_model()} ({os.cpu_count()} cores), {total / 60:.0f} min. "
+         + (f"Result: every digest equal across the {len(ok)} runs that ran" if not bad else
+            f"Result: {len(bad)} DIFFERENCES") + (f"; {len(runs) - len(ok)} of the {len(runs)} planned runs did "
+                                                 "not run (why: below)." if len(ok) < len(runs) else ".") + "**", "",
+         "Each run executes `maroon-battery` (tools/determinism/battery.cpp) and prints one SHA-256 per "
+         "workload over the raw result bytes (with dtype and shape). The table shows the first 10 hex "
+         "digits of each workload class; the full digests are below it. The battery also prints a "
+         "digest per op (`ops.EXP2`, `ops.CAST`, ...) and per model part (losses, state, logits); the "
+         "matrix compares every one of those lines too, not only the classes shown.", "",
+         "## Workloads", "",
+         "- `ops:*`: every op of `src/core/ops.def` in every dtype it accepts and all four rounding modes, "
+         "on inputs from SplitMix64 (integer code) weighted to special values: zeros, subnormals, "
+         "infinities, NaNs with payloads, the largest finite values, values near 1, integer minima, "
+         "maxima and shift counts. Operands of 3x2731 elements (17 CPU tiles, two tasks, a 1-element last "
+         "tile), contiguous, transposed and broadcast. `unary` (incl. CAST to every dtype and BITCAST), "
+         "`binary`, `compare`, `ternary` (WHERE, MULACC), `const` (weak C++ literals and CONST, whose "
+         "conversion must not follow the caller's FPU), `reduce` (ADD/MUL/MAX over each axis set, "
+         "matmuls as MUL+REDUCE ADD, REDUCE_MULACC), `movement` (every movement op and the graph "
+         "markers, read directly and feeding a kernel), `fused` (chains the CPU backend fuses).",
+         f"- `mlp:train`: the MNIST MLP (include/maroon/models.h, 784-512-512-10), {MLP_STEPS} Adam steps of "
+         "batch 32: every step's loss bits and correct count, every final state tensor, and the library's "
+         "safetensors SHA-256 (a separate line). `mlp:infer`: logits and classes of a fresh model "
+         "(seed 7) on 256 test images.",
+         f"- `cnn:train`: tinygrad's beautiful_mnist CNN, {CNN_STEPS} Adam steps of batch {CNN_BATCH} "
+         "(small: the CNN costs seconds per step on the CPU backend); `cnn:infer`: a fresh CNN on 16 "
+         "test images.",
+         f"- Data: {data_desc}.", "",
+         "## Configurations", ""]
+    for b in builds:
+        n = sum(1 for r in runs if r.build is b and not r.error)
+        status = f"not run: {b.error.splitlines()[0]}" if b.error else f"{n} runs, built or brought up to date in {b.seconds:.0f} s"
+        L.append(f"- `{b.name}`: {b.describe()}; SIMD targets {', '.join(b.simd) or '—'}; {status}")
+    L += ["", "Tools:"] + tool_versions(builds) + ["",
+          "Run labels: build, the Highway target the dispatcher used (`isa` in the battery's header; "
+          "on x86 forced with MAROON_SIMD; `scalar` is Highway's SCALAR with GCC 12.2 and EMU128 with clang), "
+          "threads (MAROON_THREADS), the "
+          "emulated CPU for qemu, and the caller's FP state when not the default: `ftz-daz` sets MXCSR "
+          "FTZ and DAZ (AArch64: FPCR.FZ and FZ16) and `round-up` sets rounding toward +inf before any "
+          "Maroon call; the battery also fails if Maroon leaves that state changed.", "",
+          "## Table", ""] + table(runs) + ["", "Full digests (reference: the first run):", ""]
+    for c in CLASSES:
+        if c in ref:
+            L.append(f"- `{c}` `{ref[c][0]}`")
+    for name in sorted(ref):
+        if name.endswith("safetensors_sha256"):
+            L.append(f"- `{name}` `{ref[name][0]}` (sha256sum of the .safetensors file)")
+    L += ["", "## Not run, and why", ""]
+    notes = [
+        "- The reference executor (`MAROON_BACKEND=ref`) runs the op battery only: it is the integer "
+        "soft-float oracle, and one MLP step of batch 32 takes over a minute there "
+        "(2 MLP steps + 1 CNN step + inference took 157 s).",
+        "- CNN training and inference run in 8 of the 16 SIMD x thread runs of gcc12-O2 (threads 1 "
+        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds and i686; not at -O0 "
+        "and not under qemu.",
+        "- Under qemu-user only the op battery runs, no models: 50 MLP steps under `-cpu max` (SVE2) had "
+        "not finished after 5.6 CPU minutes (2 steps under `-cpu cortex-a72` took 8 s).",
+        "- Under qemu-user the op battery runs in its small form, `ops-small:*` (3x171-element operands: "
+        "two tiles, one task), compared with an x86-64 run of the same small battery: the full battery "
+        "did not finish within 5 minutes under qemu on this shared 2-core machine.",
+        "- AArch64: `MAROON_SIMD` names only `scalar` off x86, and Debian's arm64 Highway build does not "
+        "offer that target, so the AArch64 runs use the dispatcher's choice, set by the emulated CPU: "
+        "`-cpu cortex-a72` gives NEON, `-cpu max` SVE2 (the `isa` column of the label).",
+        "- riscv64: Debian 12 has no riscv64 libhwy (riscv64 is not a release architecture of "
+        "bookworm), so that build compiles Highway's headers (from libhwy-dev) for its static target "
+        "only (HWY_SCALAR with GCC 12.2; no RVV), with the few runtime functions the engine calls in "
+        "tools/determinism/toolchains/hwy-static; ftz-daz does not apply (RISC-V has no flush-to-zero).",
+    ]
+    L += notes
+    for b in builds:  # one line per build that failed, then runs that failed or were skipped
+        if b.error:
+            n = sum(1 for r in runs if r.build is b)
+            L.append(f"- `{b.name}` ({n} planned runs): {b.error.splitlines()[0]}")
+    for r in runs:
+        if r.error and not r.build.error:
+            L.append(f"- `{r.label()}`: {r.error.splitlines()[0]}")
+    if bad:
+        L += ["", "## Differences", ""] + [f"- {x}" for x in bad]
+    with open(DOC, "w") as f:
+        f.write("\n".join(L) + "\n")
+    log(f"matrix: wrote {os.path.relpath(DOC, ROOT)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ci", action="store_true", help="the fast subset (two compilers, two SIMD targets, "
+                    "two thread counts, FP states, the op battery on AArch64 under qemu-user)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="compile jobs")
+    ap.add_argument("--only", help="regex: keep builds whose name matches")
+    ap.add_argument("--no-doc", action="store_true", help="do not write docs/determinism.md")
+    ap.add_argument("--build-only", action="store_true", help="build the configurations, run nothing")
+    ap.add_argument("--timeout", type=int, default=3600, help="seconds per battery run")
+    args = ap.parse_args()
+    t0 = time.time()
+
+    def stop(signum, frame):  # SIGTERM (and SIGINT, ignored in background jobs) end the matrix early
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    builds, runs = plan(args.ci)
+    if args.only:
+        builds = [b for b in builds if re.search(args.only, b.name)]
+        runs = [r for r in runs if r.build in builds]
+    ensure_packages(builds)
+    mnist = os.path.join(ROOT, "data", "mnist")
+    files = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]
+    data_dir = mnist if all(os.path.isfile(os.path.join(mnist, f)) for f in files) else ""
+    data_desc = ("MNIST from data/mnist (tools/fetch_mnist.sh), the first images of each split" if data_dir
+                 else "synthetic digits drawn by integer code (data/mnist absent)")
+    log(f"matrix: {len(builds)} builds, {len(runs)} runs; data: {data_desc}")
+    interrupted = False
+    try:
+        for b in builds:  # each build, then its runs: a cut-short matrix still has whole rows
+            if not b.error:
+                build(b, args.jobs)
+            if not b.error:
+                b.simd = simd_targets(b)
+                if b.simd is None:
+                    b.simd, b.error = [], "the battery does not start (--list-simd failed)"
+            if args.build_only:
+                continue
+            for r in runs:
+                if r.build is not b:
+                    continue
+                if b.error:
+                    r.error = "build not available: " + b.error.splitlines()[0]
+                    continue
+                execute(r, data_dir, args.timeout)
+                log(f"[run] {r.label():52s} {'FAILED ' + r.error.splitlines()[0] if r.error else 'ok'} "
+                    f"{r.seconds:.0f} s")
+    except KeyboardInterrupt:
+        interrupted = True
+        log("matrix: interrupted; reporting what ran")
+    if args.build_only:
+        return 1 if any(b.error for b in builds) else 0
+    for r in runs:
+        if not r.lines and not r.error:
+            r.error = "not run: the matrix was interrupted"
+    ref, bad = compare(runs)
+    log("")
+    for line in table(runs, 8):
+        log(line)
+    failed = [r for r in runs if r.error]
+    skipped = [r for r in failed if r.error.startswith(("SIMD target", "build not available: packages",
+                                                        "not run: the matrix was interrupted"))]
+    hard = [r for r in failed if r not in skipped or args.ci]
+    total = time.time() - t0
+    log("")
+    for r in failed:
+        log(f"not run or failed: {r.label()}: {r.error.splitlines()[0]}")
+    for x in bad:
+        log(f"DIFFERENT: {x}")
+    ok = len(runs) - len(failed)
+    log(f"matrix: {ok} runs, {len(ref)} digest lines each, {len(bad)} differences, {len(hard)} failures; "
+        f"{total:.0f} s")
+    if not args.ci and not args.no_doc and not args.only:
+        write_doc(builds, runs, ref, bad, data_desc,
+                  "/usr/bin/python3 tools/determinism/matrix.py", total)
+    return 1 if bad or hard or ok == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
