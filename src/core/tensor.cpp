@@ -456,3 +456,39 @@ Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes)
 }
 
 }  // namespace maroon
+
+#include "core/alu.h"
+
+namespace maroon {
+
+Tensor alu(Op op, const std::vector<Tensor>& x) {
+  switch (op) {
+    case Op::EXP2: return x[0].exp2();
+    case Op::LOG2: return x[0].log2();
+    case Op::SIN: return x[0].sin();
+    case Op::SQRT: return x[0].sqrt();
+    case Op::RECIPROCAL: return x[0].reciprocal();
+    case Op::TRUNC: return x[0].trunc();
+    case Op::ADD: return add(x[0], x[1]);
+    case Op::MUL: return mul(x[0], x[1]);
+    case Op::MAX: return maximum(x[0], x[1]);
+    case Op::CMPLT: return cmplt(x[0], x[1]);
+    case Op::CMPNE: return cmpne(x[0], x[1]);
+    case Op::CMPEQ: return cmpeq(x[0], x[1]);
+    case Op::POW: return pow(x[0], x[1]);
+    case Op::AND: return bitwise_and(x[0], x[1]);
+    case Op::OR: return bitwise_or(x[0], x[1]);
+    case Op::XOR: return bitwise_xor(x[0], x[1]);
+    case Op::SHL: return shl(x[0], x[1]);
+    case Op::SHR: return shr(x[0], x[1]);
+    case Op::CDIV: return cdiv(x[0], x[1]);
+    case Op::CMOD: return cmod(x[0], x[1]);
+    case Op::FLOORDIV: return floordiv(x[0], x[1]);
+    case Op::FLOORMOD: return floormod(x[0], x[1]);
+    case Op::WHERE: return where(x[0], x[1], x[2]);
+    case Op::MULACC: return mulacc(x[0], x[1], x[2]);
+    default: throw std::invalid_argument("[alu] " + std::string(op_name(op)) + " is not an elementwise op it builds");
+  }
+}
+
+}  // namespace maroon

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "battery.h"
+#include "core/alu.h"
 #include "core/ops.h"
 
 namespace maroon::determinism {
@@ -40,34 +41,6 @@ const char* class_of(OpKind k) {
   }
 }
 
-Tensor apply_op(Op op, const std::vector<Tensor>& x) {
-  switch (op) {
-    case Op::EXP2: return x[0].exp2();
-    case Op::LOG2: return x[0].log2();
-    case Op::SIN: return x[0].sin();
-    case Op::SQRT: return x[0].sqrt();
-    case Op::RECIPROCAL: return x[0].reciprocal();
-    case Op::TRUNC: return x[0].trunc();
-    case Op::ADD: return add(x[0], x[1]);
-    case Op::MUL: return mul(x[0], x[1]);
-    case Op::MAX: return maximum(x[0], x[1]);
-    case Op::CMPLT: return cmplt(x[0], x[1]);
-    case Op::CMPNE: return cmpne(x[0], x[1]);
-    case Op::CMPEQ: return cmpeq(x[0], x[1]);
-    case Op::POW: return pow(x[0], x[1]);
-    case Op::AND: return bitwise_and(x[0], x[1]);
-    case Op::OR: return bitwise_or(x[0], x[1]);
-    case Op::XOR: return bitwise_xor(x[0], x[1]);
-    case Op::SHL: return shl(x[0], x[1]);
-    case Op::SHR: return shr(x[0], x[1]);
-    case Op::CDIV: return cdiv(x[0], x[1]);
-    case Op::CMOD: return cmod(x[0], x[1]);
-    case Op::FLOORDIV: return floordiv(x[0], x[1]);
-    case Op::FLOORMOD: return floormod(x[0], x[1]);
-    case Op::MULACC: return mulacc(x[0], x[1], x[2]);
-    default: throw std::logic_error("op battery: no builder for " + std::string(op_name(op)));
-  }
-}
 
 // Elementwise ops with operands of their own dtype (CAST, BITCAST and WHERE have their own loops).
 void elementwise(Recorder& rec) {
@@ -83,7 +56,7 @@ void elementwise(Recorder& rec) {
       for (int k = 0; k < info.arity; ++k) x.push_back(operand(name + "/" + dn(d), d, k));
       for (Round r : kAllRounds) {
         RoundingScope scope(r);
-        rec.add(P + class_of(info.kind), name, apply_op(info.op, x));
+        rec.add(P + class_of(info.kind), name, alu(info.op, x));
       }
     }
   }
