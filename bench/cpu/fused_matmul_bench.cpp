@@ -25,6 +25,7 @@
 
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
+#include "square_operands.h"
 
 using namespace maroon;
 
@@ -47,12 +48,9 @@ Time seconds(const std::function<void()>& f) {
 
 template <class T>
 void run(int n, int rounds) {
-  std::mt19937 rng(n);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<T> a(size_t(n) * n), b(size_t(n) * n), c(size_t(n) * n);
-  for (auto& v : a) v = static_cast<T>(u(rng));
-  for (auto& v : b) v = static_cast<T>(u(rng));
-  Tensor ta = Tensor::from_vector(a, {n, n}), tb = Tensor::from_vector(b, {n, n});
+  bench::SquareOperands<T> m(n);
+  std::vector<T>&a = m.a, &b = m.b, &c = m.c;
+  const Tensor &ta = m.ta, &tb = m.tb;
   const int inner = n <= 128 ? 20 : n <= 512 ? 3 : 1;  // calls per timing, for small sizes
   auto fused = [&] { for (int i = 0; i < inner; ++i) ta.matmul(tb, std::nullopt, true).realize(); };
   auto plain = [&] { for (int i = 0; i < inner; ++i) ta.matmul(tb, std::nullopt, false).realize(); };

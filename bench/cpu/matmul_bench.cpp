@@ -18,6 +18,7 @@
 
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
+#include "square_operands.h"
 #include "peak.h"
 
 using namespace maroon;
@@ -41,12 +42,9 @@ double best_of(int reps, const std::function<void()>& f) {
 
 template <class T>
 void run(int n, double peak) {
-  std::mt19937 rng(n);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<T> a(size_t(n) * n), b(size_t(n) * n), c(size_t(n) * n);
-  for (auto& v : a) v = static_cast<T>(u(rng));
-  for (auto& v : b) v = static_cast<T>(u(rng));
-  Tensor ta = Tensor::from_vector(a, {n, n}), tb = Tensor::from_vector(b, {n, n});
+  bench::SquareOperands<T> m(n);
+  std::vector<T>&a = m.a, &b = m.b, &c = m.c;
+  const Tensor &ta = m.ta, &tb = m.tb;
   const int reps = n <= 256 ? 20 : n <= 1024 ? 5 : 2;
   double t_maroon = best_of<T>(reps, [&] {
     Tensor y = mul(ta.reshape({n, n, 1}).expand({n, n, n}), tb.reshape({1, n, n}).expand({n, n, n}))
