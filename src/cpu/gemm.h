@@ -1,5 +1,6 @@
 // The matmul kernel's interface (gemm.cpp is compiled once per SIMD target).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -10,6 +11,16 @@ namespace maroon::cpu {
 
 // Blocks: fixed for every target, so the split of work never depends on the target either.
 constexpr int64_t kGemmMC = 96, kGemmNC = 256, kGemmKC = 256;
+
+// Columns per task of the default matmul: whole rows of the output once there are enough row
+// blocks to share among threads (A is then packed once per row block, not once per column
+// block), else column blocks split further. A function of the shape only, like every split.
+inline int64_t gemm_task_span(int64_t M, int64_t N) {
+  constexpr int64_t kWantTasks = 16;
+  const int64_t tasks_m = (M + kGemmMC - 1) / kGemmMC, blocks_n = (N + kGemmNC - 1) / kGemmNC;
+  const int64_t tasks_n = std::min(blocks_n, std::max<int64_t>(1, (kWantTasks + tasks_m - 1) / tasks_m));
+  return std::max<int64_t>(1, (blocks_n + tasks_n - 1) / tasks_n) * kGemmNC;
+}
 
 // C[batchC[b] + rowC[i] + colC[j]] = sum over k, in order, of
 //   A[batchA[b] + rowA[i] + kA[k]] * B[batchB[b] + colB[j] + kB[k]]
@@ -23,6 +34,7 @@ struct GemmArgs {
   const int64_t *kA, *kB;
   const int64_t *rowA, *colB, *rowC, *colC, *batchA, *batchB, *batchC;
   int64_t tasks_m, tasks_n;
+  int64_t span;  // columns per task (the last task of a row block may have fewer)
 };
 
 template <class T>

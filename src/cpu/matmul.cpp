@@ -50,7 +50,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
   if (M * N * K < 4096 || M * N == 0 || K == 0) return false;  // small: the generic fold will do
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
-  const GemmArgs g = plan.args(buf->bytes(), kGemmNC);
+  const GemmArgs g = plan.args(buf->bytes(), gemm_task_span(M, N));
   const DType d = out.dtype;
   int64_t mr, nr;
   gemm_panel_sizes(d, N, &mr, &nr);

@@ -36,7 +36,7 @@ struct MatmulPlan {
   Split split;
   // Offsets of every k, row, column and batch coordinate in x, y and the contiguous output.
   std::vector<int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
-  // The kernel's arguments, writing into C, with column blocks of nc.
+  // The kernel's arguments, writing into C, nc columns per task.
   GemmArgs args(void* C, int64_t nc) const;
 };
 

@@ -166,9 +166,10 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   const int runs_before = g_runs;
   struct Size { int64_t m, k, n; };
   for (DType d : {DType::Float32, DType::Float64}) {
-    // Sizes cover one and several row/column blocks (96 x 256) and k blocks (256).
+    // Sizes cover one and several row/column blocks (96 x 256) and k blocks (256), register
+    // tiles kept in the output and edge tiles kept aside.
     for (Size s : {Size{1, 1, 1}, Size{7, 13, 5}, Size{33, 65, 17}, Size{100, 300, 130},
-                   Size{20, 10, 300}, Size{5, 600, 3}}) {
+                   Size{20, 10, 300}, Size{5, 600, 3}, Size{110, 520, 270}}) {
       for (bool transposed : {false, true}) {
         for (Round r : {Round::NearestEven, Round::Up}) {
           check("matmul " + std::string(dtype_name(d)) + " " + std::to_string(s.m) + "x" +
