@@ -1,6 +1,7 @@
 // The tile interpreter: gathers leaves through their views, runs the fused DAG a tile at a time
 // (SIMD where fastops has the op, src/ref's scalar meaning otherwise) and writes the result.
 #include <cassert>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -184,20 +185,31 @@ void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
   }
 }
 
-TileEval::TileEval(const Program& p) : prog_(p) {
-  values_.resize(p.num_values(), std::vector<uint64_t>(kTile + kTilePad, 0));
+namespace {
+// Per-thread scratch for TileEval, a stack so that nested evaluators each get their own.
+thread_local std::vector<std::unique_ptr<std::vector<uint64_t>>> t_scratch;
+}  // namespace
+
+TileEval::TileEval(const Program& p) : prog_(p), ptr_(p.num_values()) {
+  if (t_scratch.empty()) t_scratch.push_back(std::make_unique<std::vector<uint64_t>>());
+  scratch_ = t_scratch.back().release();
+  t_scratch.pop_back();
+  const size_t need = static_cast<size_t>(p.num_values()) * (kTile + kTilePad);
+  if (scratch_->size() < need) scratch_->resize(need, 0);  // every lane initialised once
 }
+
+TileEval::~TileEval() { t_scratch.emplace_back(scratch_); }
 
 const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
                            const std::vector<const void*>* direct, void* out) {
   const int L = static_cast<int>(prog_.leaves.size());
-  std::vector<const void*> ptr(prog_.num_values());
+  std::vector<const void*>& ptr = ptr_;
   for (int l = 0; l < L; ++l) {
     if (direct && (*direct)[l]) {
       ptr[l] = (*direct)[l];
     } else {
-      gather(*prog_.leaves[l]->buffer, idx[l], n, values_[l].data());
-      ptr[l] = values_[l].data();
+      gather(*prog_.leaves[l]->buffer, idx[l], n, value(l));
+      ptr[l] = value(l);
     }
   }
   for (size_t i = 0; i < prog_.code.size(); ++i) {
@@ -205,7 +217,7 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
     const void* srcs[3] = {nullptr, nullptr, nullptr};
     for (int k = 0; k < ins.nsrc; ++k) srcs[k] = ptr[ins.src[k]];
     const bool last = out && L + static_cast<int>(i) == prog_.result && i + 1 == prog_.code.size();
-    void* dst = last ? out : values_[L + i].data();
+    void* dst = last ? out : value(L + static_cast<int>(i));
     exec_instr(ins, srcs, dst, n);
     ptr[L + i] = dst;
   }
@@ -263,22 +275,23 @@ void run_elementwise(Node& out) {
   auto buf = std::make_shared<Buffer>(out.dtype, total);
   const size_t osz = itemsize(out.dtype);
   const int64_t tiles = (total + kTile - 1) / kTile;
+  // Broadcast scalars are expanded into a tile once, shared by every task.
+  std::vector<std::vector<uint64_t>> splat(maps.size());
+  for (size_t l = 0; l < maps.size(); ++l) {
+    if (!scalar[l]) continue;
+    splat[l].resize(kTile + kTilePad);
+    std::vector<int64_t> same(kTile + kTilePad, maps[l].offset);
+    gather(*prog.leaves[l]->buffer, same.data(), kTile + kTilePad, splat[l].data());
+  }
   // Tiles are grouped into fixed-size tasks: the split never depends on the thread count.
-  constexpr int64_t kTilesPerTask = 16;
+  constexpr int64_t kTilesPerTask = 32;
   parallel_for((tiles + kTilesPerTask - 1) / kTilesPerTask, [&](int64_t task) {
     TileEval ev(prog);
-    std::vector<std::vector<int64_t>> idx(maps.size(), std::vector<int64_t>(kTile));
-    std::vector<const int64_t*> ptrs;
-    for (auto& v : idx) ptrs.push_back(v.data());
-    // Broadcast scalars are expanded into a tile once per task.
-    std::vector<std::vector<uint64_t>> splat(maps.size());
+    // Index lists, for leaves read neither in place nor as a splat (kept per thread).
+    thread_local std::vector<std::vector<int64_t>> idx;
+    if (idx.size() < maps.size()) idx.resize(maps.size());
+    std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
-    for (size_t l = 0; l < maps.size(); ++l) {
-      if (!scalar[l]) continue;
-      splat[l].resize(kTile + kTilePad);
-      std::vector<int64_t> same(kTile + kTilePad, maps[l].offset);
-      gather(*prog.leaves[l]->buffer, same.data(), kTile + kTilePad, splat[l].data());
-    }
     for (int64_t t = task * kTilesPerTask; t < std::min(tiles, (task + 1) * kTilesPerTask); ++t) {
       int64_t p0 = t * kTile;
       int n = static_cast<int>(std::min<int64_t>(kTile, total - p0));
@@ -290,8 +303,11 @@ void run_elementwise(Node& out) {
           direct[l] = splat[l].data();
         else if (contiguous[l] && p0 + n + kTilePad <= leaf->buffer->count)
           direct[l] = leaf->buffer->bytes() + p0 * itemsize(leaf->dtype);
-        else
+        else {
+          idx[l].resize(kTile);
+          ptrs[l] = idx[l].data();
           flat_indices(maps[l], out.shape, p0, n, idx[l].data());
+        }
       }
       // A full tile's result is written straight into the output (SIMD ops store whole
       // vectors, and kTile is a multiple of every vector length); a partial one is copied.
