@@ -144,12 +144,23 @@ void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t live = std::min(NR, g.N - p * NR);  // columns that exist; the rest are zero
     const int64_t* col = g.colB + p * NR;
-    const bool unit = Unit(col, live);
+    // Runs of columns adjacent in memory (all of them for a row-major B; conv2d's positions
+    // along a width when computed transposed), each copied whole.
+    int64_t runs[2 * NV * HWY_MAX_BYTES / sizeof(T)], nruns = 0;  // (first column, length)
+    for (int64_t ja = 0, jb; ja < live; ja = jb) {
+      for (jb = ja + 1; jb < live && col[jb] == col[jb - 1] + 1;) ++jb;
+      runs[2 * nruns] = ja;
+      runs[2 * nruns + 1] = jb - ja;
+      ++nruns;
+    }
     for (int64_t k = 0; k < g.K; ++k) {
       T* dst = bpack + (p * g.K + k) * NR;
       const T* src = B + bb + g.kB[k];
-      if (unit) std::memcpy(dst, src + col[0], static_cast<size_t>(live) * sizeof(T));
-      else for (int64_t jj = 0; jj < live; ++jj) dst[jj] = src[col[jj]];
+      for (int64_t r = 0; r < nruns; ++r) {
+        const int64_t ja = runs[2 * r], len = runs[2 * r + 1];
+        if (len == 1) dst[ja] = src[col[ja]];
+        else std::memcpy(dst + ja, src + col[ja], static_cast<size_t>(len) * sizeof(T));
+      }
       for (int64_t jj = live; jj < NR; ++jj) dst[jj] = T(0);
     }
   }
@@ -170,7 +181,14 @@ void PackA(const GemmArgs& g, int64_t b, int64_t i0, int64_t mp, int64_t k0, int
       if (i < g.M) rows[live++] = A + g.rowA[i] + (unit ? kA[0] : 0);
     }
     T* dst = apack + p * kc * kMR;
-    if (unit && live == kMR) {  // the common case: kMR whole rows, each contiguous along k
+    bool adjacent = live == kMR;  // rows one element apart (conv2d's im2col rows along a width)
+    for (int r = 1; r < live && adjacent; ++r) adjacent = rows[r] == rows[0] + r;
+    if (adjacent) {  // each k is kMR adjacent elements: a copy
+      for (int k = 0; k < kc; ++k, dst += kMR)
+        std::memcpy(dst, rows[0] + (unit ? k : kA[k]), kMR * sizeof(T));
+      continue;
+    }
+    if (unit && live == kMR) {  // the usual matmul: kMR whole rows, each contiguous along k
       for (int k = 0; k < kc; ++k, dst += kMR)
         for (int r = 0; r < kMR; ++r) dst[r] = rows[r][k];
       continue;
@@ -205,9 +223,11 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       for (int64_t j = 0; j < nc; ++j) C[g.rowC[i0 + i] + g.colC[j0 + j]] = T(0);
     return;
   }
-  const bool unit = Unit(g.colC + j0, nc);
+  thread_local std::vector<char> unit;  // panel pj's output columns are adjacent
+  unit.resize(static_cast<size_t>(np));
+  for (int64_t pj = 0; pj < np; ++pj) unit[pj] = Unit(g.colC + j0 + pj * NR, std::min(NR, nc - pj * NR));
   auto direct = [&](int64_t pi, int64_t pj) {
-    return unit && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
+    return unit[pj] && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
   };
   thread_local std::vector<T> ctile, apack;
   ctile.resize(static_cast<size_t>(mp * kMR * ldc));
@@ -224,20 +244,34 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
           T* rows[kMR];
           for (int r = 0; r < kMR; ++r) {
             const int64_t i = pi * kMR + r;
-            rows[r] = direct(pi, pj) ? C + g.rowC[i0 + i] + g.colC[j0] + pj * NR
+            rows[r] = direct(pi, pj) ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR]
                                      : ctile.data() + i * ldc + pj * NR;
           }
           Micro(ap, bp, kc, rows, k0 == 0, k0 + kc == g.K);
         }
       }
   }
-  for (int64_t pi = 0; pi < mp; ++pi)
-    for (int64_t pj = 0; pj < np; ++pj) {
+  for (int64_t pj = 0; pj < np; ++pj) {  // tiles not kept in place
+    const int64_t ja = pj * NR, jb = std::min(nc, (pj + 1) * NR);
+    for (int64_t pi = 0; pi < mp; ++pi) {
       if (direct(pi, pj)) continue;
-      for (int64_t i = pi * kMR; i < std::min(mc, (pi + 1) * kMR); ++i)
-        for (int64_t j = pj * NR; j < std::min(nc, (pj + 1) * NR); ++j)
-          C[g.rowC[i0 + i] + g.colC[j0 + j]] = ctile[i * ldc + j];
+      const int64_t ia = pi * kMR, ib = std::min(mc, (pi + 1) * kMR);
+      if (unit[pj]) {  // an edge tile
+        for (int64_t i = ia; i < ib; ++i)
+          for (int64_t j = ja; j < jb; ++j) C[g.rowC[i0 + i] + g.colC[j0 + j]] = ctile[i * ldc + j];
+        continue;
+      }
+      // Scattered columns (conv2d's output channels, a plane apart): runs of rows adjacent in
+      // the output are written column by column, each a contiguous run.
+      for (int64_t ra = ia, rb; ra < ib; ra = rb) {
+        for (rb = ra + 1; rb < ib && g.rowC[i0 + rb] == g.rowC[i0 + rb - 1] + 1;) ++rb;
+        for (int64_t j = ja; j < jb; ++j) {
+          T* out = C + g.rowC[i0 + ra] + g.colC[j0 + j];
+          for (int64_t i = ra; i < rb; ++i) out[i - ra] = ctile[i * ldc + j];
+        }
+      }
     }
+  }
 }
 
 // The tile for a product with N columns: wide (6 x 4) when it has at least one full wide panel.

@@ -46,8 +46,26 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
   }
   MatmulPlan plan;
   if (!plan_matmul(*x.buffer, moved(x), *y.buffer, moved(y), kaxes, out.shape, &plan)) return false;
+  if (plan.split.M * plan.split.N * plan.split.K < 4096 || plan.split.M * plan.split.N == 0 || plan.split.K == 0)
+    return false;  // small: the generic fold will do
+  // Output columns far apart and rows adjacent (conv2d: channels a plane apart, positions along
+  // a width): computed transposed, the kernel writes whole output rows in place instead of
+  // scattering every element. The transposed B is the old A, packed whole, so only when that is
+  // small and A's rows come in runs long enough to copy whole (an image at least 16 wide).
+  // Measured on conv2d 1->32 5x5 on 28x28, batch 64: 1.6 -> 1.15 ms; on 8x8 images the
+  // transposed product was slower (0.19 -> 0.36 ms for 4->64 3x3).
+  {
+    auto run = [](const std::vector<int64_t>& v) {  // leading elements one apart
+      size_t n = v.empty() ? 0 : 1;
+      while (n < v.size() && v[n] == v[n - 1] + 1) ++n;
+      return static_cast<int64_t>(n);
+    };
+    const bool cols_apart = plan.colC.size() > 1 && plan.colC[1] != plan.colC[0] + 1;
+    const int64_t packed = plan.split.M * plan.split.K * static_cast<int64_t>(itemsize(out.dtype));
+    if (cols_apart && run(plan.rowC) > 1 && run(plan.rowA) >= 16 && packed <= (int64_t{32} << 20))
+      plan.transpose();
+  }
   const int64_t M = plan.split.M, N = plan.split.N, NB = plan.split.NB, K = plan.split.K;
-  if (M * N * K < 4096 || M * N == 0 || K == 0) return false;  // small: the generic fold will do
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   const GemmArgs g = plan.args(buf->bytes(), gemm_task_span(M, N));

@@ -116,6 +116,16 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
   return true;
 }
 
+void MatmulPlan::transpose() {
+  std::swap(x, y);
+  std::swap(kA, kB);
+  std::swap(rowA, colB);
+  std::swap(rowC, colC);
+  std::swap(batchA, batchB);
+  std::swap(split.rows, split.cols);
+  std::swap(split.M, split.N);
+}
+
 GemmArgs MatmulPlan::args(void* C, int64_t nc) const {
   const int64_t M = split.M, N = split.N;
   return GemmArgs{x.data, y.data, C, M, N, split.K,

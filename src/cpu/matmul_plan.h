@@ -38,6 +38,9 @@ struct MatmulPlan {
   std::vector<int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
   // The kernel's arguments, writing into C, nc columns per task.
   GemmArgs args(void* C, int64_t nc) const;
+  // The same sums as the product of y and x: rows become columns. Each output is still the sum
+  // over k, in order, of the same products (a * b and b * a are the same bits).
+  void transpose();
 };
 
 // The plan for the sum over kaxes of x * y, both read through views of one shape (broadcast

@@ -267,6 +267,18 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     Tensor y = tensor_of_bits(yv, {3, 1, 70, 50}, DType::Float32).expand({3, 40, 70, 50});
     return mul(x, y).reduce(ReduceOp::ADD, {2});
   });
+  // Batch innermost: neither the output's rows nor its columns are adjacent, so every result
+  // is scattered from the kernel's scratch tile (conv2d's output, computed transposed, is the
+  // case with adjacent rows; the conv2d cases above take it).
+  check("matmul with the batch axis innermost", [] {
+    Gen g(10);
+    std::vector<uint64_t> xv(40 * 70 * 2), yv(70 * 50 * 2);
+    for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    for (auto& v : yv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    Tensor x = tensor_of_bits(xv, {40, 70, 1, 2}, DType::Float32).expand({40, 70, 50, 2});
+    Tensor y = tensor_of_bits(yv, {1, 70, 50, 2}, DType::Float32).expand({40, 70, 50, 2});
+    return mul(x, y).reduce(ReduceOp::ADD, {1});
+  });
   std::printf("matmul: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
