@@ -24,7 +24,11 @@ inline std::vector<double> mlp_step_ms(int n, bool fused = false) {
   for (int s = 0; s < 1 + n; ++s) {
     auto t0 = std::chrono::steady_clock::now();
     opt.zero_grad();
-    Tensor loss = l3(l2(l1(x).relu()).relu()).sparse_categorical_crossentropy(y);
+    // A fresh leaf on the batch each step, as a data loader gives: backward() gives every
+    // float tensor of the graph a gradient (tinygrad's rule), so one input tensor reused across
+    // steps would accumulate a lazy gradient graph holding every step's buffers.
+    Tensor batch = x.realized_leaf();
+    Tensor loss = l3(l2(l1(batch).relu()).relu()).sparse_categorical_crossentropy(y);
     loss.backward();
     opt.step();
     loss.realize();
