@@ -40,23 +40,36 @@ double best_of(int reps, const std::function<void()>& f) {
   return best;
 }
 
+// Maroon's time for n x n (best of reps), then OpenBLAS's: all of Maroon's sizes run before
+// OpenBLAS is first called, because OpenBLAS's threads spin for a while after each call and, on
+// a machine with as many cores as threads, take a core from whatever runs next.
+int reps_for(int n) { return n <= 256 ? 20 : n <= 1024 ? 5 : 2; }
+
 template <class T>
-void run(int n, double peak) {
+double time_maroon(int n) {
   bench::SquareOperands<T> m(n);
-  std::vector<T>&a = m.a, &b = m.b, &c = m.c;
   const Tensor &ta = m.ta, &tb = m.tb;
-  const int reps = n <= 256 ? 20 : n <= 1024 ? 5 : 2;
-  double t_maroon = best_of<T>(reps, [&] {
+  return best_of<T>(reps_for(n), [&] {
     Tensor y = mul(ta.reshape({n, n, 1}).expand({n, n, n}), tb.reshape({1, n, n}).expand({n, n, n}))
                    .reduce(ReduceOp::ADD, {1});
     y.realize();
   });
-  double t_blas = best_of<T>(reps, [&] {
+}
+
+template <class T>
+double time_blas(int n) {
+  bench::SquareOperands<T> m(n);
+  std::vector<T>&a = m.a, &b = m.b, &c = m.c;
+  return best_of<T>(reps_for(n), [&] {
     if constexpr (sizeof(T) == 4)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c.data(), n);
     else
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
   });
+}
+
+template <class T>
+void print_row(int n, double t_maroon, double t_blas, double peak) {
   double flops = 2.0 * n * n * n;
   double gm = flops / t_maroon / 1e9, gb = flops / t_blas / 1e9;
   std::printf("| %s | %d | %.1f | %.1f | %.2f | %.0f%% |\n", sizeof(T) == 4 ? "float32" : "float64", n, gm,
@@ -82,7 +95,12 @@ int main(int argc, char** argv) {
               openblas_get_corename(), core ? core : "default");
   std::printf("peak of separate vector mul+add, one thread: float32 %.1f GFLOP/s, float64 %.1f GFLOP/s\n\n", pf, pd);
   std::printf("| dtype | N | Maroon GFLOP/s | OpenBLAS GFLOP/s | Maroon/OpenBLAS | Maroon/peak |\n|---|---|---|---|---|---|\n");
-  for (int n : sizes) run<float>(n, pf);
-  for (int n : sizes) run<double>(n, pd);
+  std::vector<double> mf, md, bf, bd;
+  for (int n : sizes) mf.push_back(time_maroon<float>(n));
+  for (int n : sizes) md.push_back(time_maroon<double>(n));
+  for (int n : sizes) bf.push_back(time_blas<float>(n));
+  for (int n : sizes) bd.push_back(time_blas<double>(n));
+  for (size_t i = 0; i < sizes.size(); ++i) print_row<float>(sizes[i], mf[i], bf[i], pf);
+  for (size_t i = 0; i < sizes.size(); ++i) print_row<double>(sizes[i], md[i], bd[i], pd);
   return 0;
 }

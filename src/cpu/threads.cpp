@@ -1,6 +1,7 @@
 #include "cpu/threads.h"
 
 #include <atomic>
+#include <chrono>
 #include <cfenv>
 #include <condition_variable>
 #include <mutex>
@@ -18,6 +19,30 @@ void set_hw_round(Round r) {
 
 namespace {
 
+// Waits in a worker or the caller spin this long before sleeping: parallel regions come back to
+// back (a training step runs hundreds, each tens of microseconds), and waking a sleeping thread
+// costs about as much as one of them.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() or kSpin has passed; true if done() became true.
+template <class F>
+bool spin_until(F done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    cpu_relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return false;
+  }
+}
+
 class Pool {
  public:
   static Pool& get() {
@@ -28,7 +53,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> g(mu_);
       stop_ = true;
-      ++generation_;
+      generation_.fetch_add(1);
     }
     cv_.notify_all();
     for (auto& w : workers_) w.join();
@@ -44,13 +69,16 @@ class Pool {
       next_.store(0);
       round_ = r;
       active_ = threads - 1;
-      pending_ = threads - 1;
-      ++generation_;
+      pending_.store(threads - 1);
+      generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
     work(fn, n);  // the caller (already in Maroon's FP environment) works too
-    std::unique_lock<std::mutex> g(mu_);
-    done_cv_.wait(g, [&] { return pending_ == 0; });
+    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> g(mu_);
+      done_cv_.wait(g, [&] { return pending_.load() == 0; });
+    }
+    std::lock_guard<std::mutex> g(mu_);
     job_ = nullptr;
   }
 
@@ -71,9 +99,10 @@ class Pool {
     std::fenv_t own;
     std::fegetenv(&own);
     while (true) {
+      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
       std::unique_lock<std::mutex> g(mu_);
-      cv_.wait(g, [&] { return generation_ != seen; });
-      seen = generation_;
+      cv_.wait(g, [&] { return generation_.load() != seen; });
+      seen = generation_.load();
       if (stop_) return;
       if (id >= active_) continue;  // not needed this time
       const auto* fn = job_;
@@ -86,7 +115,7 @@ class Pool {
       work(*fn, n);
       std::fesetenv(&own);
       g.lock();
-      if (--pending_ == 0) done_cv_.notify_one();
+      if (pending_.fetch_sub(1) == 1) done_cv_.notify_one();
     }
   }
 
@@ -97,9 +126,10 @@ class Pool {
   int64_t n_ = 0;
   std::atomic<int64_t> next_{0};
   Round round_ = Round::NearestEven;
-  int active_ = 0, pending_ = 0;
+  int active_ = 0;
+  std::atomic<int> pending_{0};
   bool stop_ = false;
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace
