@@ -1,5 +1,6 @@
 #include "maroon/backend.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -10,16 +11,22 @@ namespace maroon {
 
 namespace {
 
+// The environment is read during static initialisation, where throwing would abort the
+// program: a bad value is reported and the default kept (no setting changes a bit).
 Backend initial_backend() {
   const char* e = std::getenv("MAROON_BACKEND");
-  if (e && std::string(e) == "ref") return Backend::Ref;
+  if (!e || std::string(e) == "cpu") return Backend::Cpu;
+  if (std::string(e) == "ref") return Backend::Ref;
+  std::fprintf(stderr, "maroon: ignoring MAROON_BACKEND=%s (cpu or ref)\n", e);
   return Backend::Cpu;
 }
 
 int initial_threads() {
   if (const char* e = std::getenv("MAROON_THREADS")) {
-    int n = std::atoi(e);
-    if (n > 0) return n;
+    char* end = nullptr;
+    long n = std::strtol(e, &end, 10);
+    if (end != e && *end == '\0' && n >= 1 && n <= 1024) return static_cast<int>(n);
+    std::fprintf(stderr, "maroon: ignoring MAROON_THREADS=%s (a count in 1..1024)\n", e);
   }
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(hc) : 1;

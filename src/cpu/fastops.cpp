@@ -83,6 +83,7 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include <climits>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -349,12 +350,24 @@ struct TargetName {
   const char* name;
   int64_t bits;
 };
+// Weakest first: with nothing forced, the last one this CPU has is the one Highway dispatches to.
 #if HWY_ARCH_X86
 constexpr TargetName kTargets[] = {
     {"scalar", HWY_BASELINE_SCALAR}, {"sse4", HWY_SSE4}, {"avx2", HWY_AVX2}, {"avx512", HWY_AVX3}};
+#elif HWY_ARCH_ARM_A64
+constexpr TargetName kTargets[] = {
+    {"scalar", HWY_BASELINE_SCALAR}, {"neon", HWY_NEON}, {"sve", HWY_SVE}, {"sve2", HWY_SVE2}};
+#elif HWY_ARCH_RVV
+constexpr TargetName kTargets[] = {{"scalar", HWY_BASELINE_SCALAR}, {"rvv", HWY_RVV}};
 #else
 constexpr TargetName kTargets[] = {{"scalar", HWY_BASELINE_SCALAR}};
 #endif
+
+std::string target_names() {
+  std::string s;
+  for (const auto& t : kTargets) s += std::string(s.empty() ? "" : ", ") + t.name;
+  return s;
+}
 
 std::string& forced() {
   static std::string f;
@@ -377,12 +390,20 @@ void apply(const std::string& name) {
       return;
     }
   }
-  throw Error("[simd] unknown target '" + name + "' (scalar, sse4, avx2, avx512)");
+  throw Error("[simd] unknown target '" + name + "' (" + target_names() + ")");
 }
 
+// Runs during static initialisation, where an exception would abort the program: a bad value
+// is reported and ignored (every target gives the same bits, so only speed is at stake).
 bool init_from_env() {
   real_targets();
-  if (const char* e = std::getenv("MAROON_SIMD")) apply(e);
+  if (const char* e = std::getenv("MAROON_SIMD")) {
+    try {
+      apply(e);
+    } catch (const Error& err) {
+      std::fprintf(stderr, "maroon: ignoring MAROON_SIMD: %s\n", err.what());
+    }
+  }
   return true;
 }
 const bool g_env_applied = init_from_env();

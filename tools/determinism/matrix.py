@@ -414,8 +414,8 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
         "emulated cores; the full op battery did not finish in 5 minutes on 2 threads, and takes about "
         "40 s on one). Runs with several threads and FP states use the small op battery, `ops-small:*` "
         "(3x171-element operands), compared with an x86-64 run of the same small battery.",
-        "- AArch64: `MAROON_SIMD` names only `scalar` off x86, and Debian's arm64 Highway build does not "
-        "offer that target, so the AArch64 runs use the dispatcher's choice, set by the emulated CPU: "
+        "- AArch64: the AArch64 runs use the dispatcher's choice, set by the emulated CPU (Debian's arm64 "
+        "Highway build has no scalar target to force): "
         "`-cpu cortex-a72` gives NEON, `-cpu max` SVE2 (the `isa` column of the label).",
         "- riscv64: Debian 12 has no riscv64 libhwy (riscv64 is not a release architecture of "
         "bookworm), so that build compiles Highway's headers (from libhwy-dev) for its static target "
