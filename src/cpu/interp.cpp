@@ -1,5 +1,6 @@
 // The tile interpreter: gathers leaves through their views, runs the fused DAG a tile at a time
 // (SIMD where fastops has the op, src/ref's scalar meaning otherwise) and writes the result.
+#include <algorithm>
 #include <cassert>
 #include <memory>
 #include <cstdio>
@@ -235,15 +236,16 @@ void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64
   int64_t p = p0;
   for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
   if (m.affine) {
-    int64_t cur = m.index(c.data());
-    const int64_t last_stride = nd ? m.strides[nd - 1] : 0;
-    for (int i = 0; i < n; ++i) {
-      idx[i] = cur;
-      if (nd == 0) continue;
-      if (++c[nd - 1] < shape[nd - 1]) { cur += last_stride; continue; }
-      c[nd - 1] = 0;  // carry into the outer axes, then recompute
+    if (nd == 0) { std::fill(idx, idx + n, m.offset); return; }
+    // A row segment along the last axis at a time: a tight loop the compiler keeps in registers.
+    const int64_t last_stride = m.strides[nd - 1];
+    for (int i = 0; i < n;) {
+      const int64_t cur = m.index(c.data());
+      const int seg = static_cast<int>(std::min<int64_t>(n - i, shape[nd - 1] - c[nd - 1]));
+      for (int j = 0; j < seg; ++j) idx[i + j] = cur + j * last_stride;
+      i += seg;
+      c[nd - 1] = 0;  // carry into the outer axes
       for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
-      cur = m.index(c.data());
     }
     return;
   }
@@ -351,12 +353,22 @@ void run_reduce(Node& out) {
     std::vector<const int64_t*> ptrs;
     for (auto& v : idx) ptrs.push_back(v.data());
     // Output coordinates of this task.
+    // The first by division, the rest counted up (a division per axis per output cost more
+    // than the fold itself).
     std::vector<int64_t> oc(static_cast<size_t>(no) * nd);
-    for (int t = 0; t < no; ++t) {
-      int64_t p = o0 + t;
+    {
+      int64_t p = o0;
       for (size_t k = nd; k-- > 0;) {
-        oc[t * nd + k] = out.shape[k] ? p % out.shape[k] : 0;
+        oc[k] = out.shape[k] ? p % out.shape[k] : 0;
         p = out.shape[k] ? p / out.shape[k] : 0;
+      }
+      for (int t = 1; t < no; ++t) {
+        int64_t* c = &oc[t * nd];
+        std::copy(c - nd, c, c);
+        for (size_t k = nd; k-- > 0;) {
+          if (++c[k] < out.shape[k]) break;
+          c[k] = 0;
+        }
       }
     }
     // Affine leaves split their index into an output part (per task) and a reduce part.
