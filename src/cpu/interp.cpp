@@ -108,9 +108,10 @@ void LeafMap::row(const int64_t* coords, int n, int64_t* out) const {
     int64_t b = 0, flat = 0;
     for (int d = 0; d < nbatch; ++d) b += coords[d] * strides[d];
     for (size_t d = nbatch; d < node->shape.size(); ++d) flat = flat * node->shape[d] + coords[d];
+    // Branch-free: padding (-1) comes in patterns the branch predictor misses.
     for (int i = 0; i < n; ++i) {
       const int64_t t = table[flat + i];
-      out[i] = t < 0 ? -1 : b + t;
+      out[i] = (b + t) | (t >> 63);  // t < 0: all ones, -1
     }
     return;
   }
@@ -124,7 +125,13 @@ void gather(const Buffer& b, const int64_t* idx, int n, void* dst) {
   case SZ: {                                                                 \
     T* d = static_cast<T*>(dst);                                             \
     const T* s = reinterpret_cast<const T*>(src);                            \
-    for (int i = 0; i < n; ++i) d[i] = idx[i] < 0 ? T{0} : s[idx[i]];        \
+    for (int i = 0; i < n; ++i) {                                            \
+      /* Branch-free (padding comes in patterns the predictor misses):   */ \
+      /* padding reads element 0, always readable (buffers have slack),  */ \
+      /* and masks it to zero bits.                                      */ \
+      const int64_t j = idx[i], pad = j >> 63;                               \
+      d[i] = s[j & ~pad] & static_cast<T>(~pad);                             \
+    }                                                                        \
     break;                                                                   \
   }
     MAROON_GATHER(1, uint8_t)
