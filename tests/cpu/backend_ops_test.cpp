@@ -169,7 +169,8 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     // Sizes cover one and several row/column blocks (96 x 256) and k blocks (256), register
     // tiles kept in the output and edge tiles kept aside.
     for (Size s : {Size{1, 1, 1}, Size{7, 13, 5}, Size{33, 65, 17}, Size{100, 300, 130},
-                   Size{20, 10, 300}, Size{5, 600, 3}, Size{110, 520, 270}}) {
+                   Size{20, 10, 300}, Size{5, 600, 3}, Size{110, 520, 270},
+                   Size{800, 8, 520}}) {  // 9 row blocks: a task spans two column blocks
       for (bool transposed : {false, true}) {
         for (Round r : {Round::NearestEven, Round::Up}) {
           check("matmul " + std::string(dtype_name(d)) + " " + std::to_string(s.m) + "x" +
@@ -216,6 +217,21 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
         RoundingScope scope(r);
         return tensor_of_bits(xv, {2, 3, 11, 9}, DType::Float32)
             .conv2d(tensor_of_bits(wv, {5, 3, 3, 3}, DType::Float32), std::nullopt, 1, {1}, {1}, {pad});
+      });
+    }
+  // Wide images: 18 positions a row is computed transposed (weights times windows, whole output
+  // rows written in place, the image packed in runs); 14 is not, and its 12-row register panels
+  // within one output row are packed as adjacent elements.
+  for (int64_t width : {20, 16})
+    for (Round r : {Round::NearestEven, Round::Down}) {
+      check("conv2d 2->8 3x3 on 6x" + std::to_string(width) + " " + std::string(round_name(r)), [&] {
+        Gen g(20 + width);
+        std::vector<uint64_t> xv(2 * 2 * 6 * width), wv(8 * 2 * 3 * 3);
+        for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+        for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+        RoundingScope scope(r);
+        return tensor_of_bits(xv, {2, 2, 6, width}, DType::Float32)
+            .conv2d(tensor_of_bits(wv, {8, 2, 3, 3}, DType::Float32));
       });
     }
   // conv2d's gradients: the input's is a matmul of a permuted product (the movement ops are
