@@ -200,7 +200,7 @@ class Tensor {
   Tensor full_like(Scalar v, std::optional<DType> dtype = std::nullopt) const;
   Tensor const_like(Scalar v) const;  // a 0-d-broadcast constant of this shape and dtype
   static Tensor const_(Scalar v, std::optional<DType> dtype = std::nullopt);  // tinygrad's Tensor.const
-  Tensor clone() const;  // a realized copy (its .grad cloned too)
+  Tensor clone() const;  // a copy in the graph: gradients flow through it (.grad cloned too)
   const Shape& max_shape() const { return shape(); }  // no symbolic shapes here
   int64_t max_numel() const { return numel(); }
   // Folds with + (| for bool) / * (& for bool), tinygrad's usum / uprod.

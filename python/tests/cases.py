@@ -350,7 +350,7 @@ case("bitwise_methods", [i(S, 0, 64), i(S, 0, 64)], lambda T, x, y: x.bitwise_an
 case("contiguous", [f(S)], lambda T, x: x.contiguous().contiguous_backward().realize() * 2, torch=lambda t, x: x.contiguous() * 2)
 # Maroon's clone is a realized leaf, so no gradient reaches x through it (tinygrad's and torch's
 # pass it on): forward only.
-case("clone", [f(S)], lambda T, x: x.clone() * 2, torch=lambda t, x: x.clone() * 2, grad=False)
+case("clone", [f(S)], lambda T, x: x.clone() * 2, torch=lambda t, x: x.clone() * 2)
 case("const", [f(S)], lambda T, x: T.const(2.5) + x.const_like(3) + x, torch=lambda t, x: x + 5.5)
 case("eq_ne_methods", [i(S), i(S)], lambda T, x, y: x.eq(y).bitwise_or(x.ne(0)), torch=lambda t, x, y: x.eq(y) | x.ne(0), grad=False)
 case("float_short", [f(S, -100, 100)], lambda T, x: x.short().float(), torch=lambda t, x: x.short().float(), grad=False)

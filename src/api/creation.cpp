@@ -81,9 +81,11 @@ Tensor Tensor::const_(Scalar v, std::optional<DType> dtype) {
 }
 
 Tensor Tensor::clone() const {
-  // A fresh buffer with the same elements (bytes() reads through the view).
-  std::vector<uint8_t> b = bytes();
-  Tensor out = from_bytes(b.data(), b.size(), shape(), dtype());
+  // tinygrad's clone is a copy in the graph, so gradients flow through it to this tensor.
+  // Buffers here are never written after they are made (assign gives a tensor a new node), so
+  // a handle of its own on the same node is that copy: assigning to either leaves the other as
+  // it was.
+  Tensor out(node());
   if (auto g = grad()) out.set_grad(g->clone());
   return out;
 }

@@ -336,7 +336,7 @@ TEST(TorchCompare, SortScatterAndMore) {
       {"max_unpool2d", {F({1, 2, 4, 6})},
        [](const V& x) { auto [v, i] = x[0].max_pool2d_with_indices(); return v.max_unpool2d(i); },
        "F.max_unpool2d(*F.max_pool2d(x0, 2, return_indices=True), 2)"},
-      {"clone", {F({2, 3})}, [](const V& x) { return x[0].clone().exp(); }, "x0.clone().exp()", false},
+      {"clone", {F({2, 3})}, [](const V& x) { return x[0].clone().exp(); }, "x0.clone().exp()"},
       // QR's signs are a convention: compare Q@R (the input) and |R| with torch's.
       {"qr", {F({4, 3})}, [](const V& x) { auto [q, r] = x[0].qr(); return q.matmul(r) + r.abs().sum(); },
        "torch.linalg.qr(x0, mode='complete')[0] @ torch.linalg.qr(x0, mode='complete')[1] + torch.linalg.qr(x0, mode='complete')[1].abs().sum()",
