@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cpu/gemm_fused.h"
+#include "cpu/gemm_pack.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/threads.h"
@@ -19,56 +20,13 @@ namespace maroon::cpu {
 
 namespace {
 
-// Whether v[i] == v[0] + i * step for every i (the common, dense case packs without indirection).
-bool arithmetic(const std::vector<int64_t>& v, int64_t* step) {
-  *step = v.size() > 1 ? v[1] - v[0] : 1;
-  for (size_t i = 1; i < v.size(); ++i)
-    if (v[i] - v[i - 1] != *step) return false;
-  return true;
-}
-
-// A panels: [k][mr] per panel of mr rows (rows past M zero). B panels: [k][nr] (columns past N
-// zero). Copies only, so how the panels are split between threads cannot matter.
+// A panel p of batch b over every k, for the fused kernel's row count (12 or 6, by target).
 template <class T>
-void pack_a(const GemmArgs& g, int64_t b, int64_t p, int64_t mr, bool k_dense, int64_t sk, T* ap) {
-  const T* A = static_cast<const T*>(g.A) + g.batchA[b];
-  T* dst = ap + p * g.K * mr;
-  // k outer, rows inner: the panel is written once, front to back (it is larger than L1).
-  constexpr int64_t kMaxRows = 16;
-  static const T zero[1] = {T(0)};
-  assert(mr <= kMaxRows);
-  const T* row[kMaxRows];
-  int64_t step[kMaxRows];
-  bool valid[kMaxRows];
-  for (int64_t r = 0; r < mr; ++r) {
-    const int64_t i = p * mr + r;
-    valid[r] = i < g.M;  // rows past M read a zero
-    row[r] = valid[r] ? A + g.rowA[i] + (k_dense ? g.kA[0] : 0) : zero;
-    step[r] = valid[r] ? sk : 0;
-  }
-  if (k_dense) {
-    for (int64_t k = 0; k < g.K; ++k, dst += mr)
-      for (int64_t r = 0; r < mr; ++r) dst[r] = row[r][k * step[r]];
-  } else {
-    for (int64_t k = 0; k < g.K; ++k, dst += mr)
-      for (int64_t r = 0; r < mr; ++r) dst[r] = valid[r] ? row[r][g.kA[k]] : T(0);
-  }
-}
-
-template <class T>
-void pack_b(const GemmArgs& g, int64_t b, int64_t p, int64_t nr, bool cols_unit, T* bp) {
-  const T* B = static_cast<const T*>(g.B) + g.batchB[b];
-  const int64_t j0 = p * nr, full = std::min<int64_t>(nr, g.N - j0);
-  for (int64_t k = 0; k < g.K; ++k) {
-    T* dst = bp + (p * g.K + k) * nr;
-    const T* src = B + g.kB[k];
-    if (cols_unit) {
-      std::memcpy(dst, src + g.colB[j0], static_cast<size_t>(full) * sizeof(T));
-    } else {
-      for (int64_t jj = 0; jj < full; ++jj) dst[jj] = src[g.colB[j0 + jj]];
-    }
-    for (int64_t jj = full; jj < nr; ++jj) dst[jj] = T(0);
-  }
+void pack_a(const GemmArgs& g, int64_t b, int64_t p, int64_t mr, T* apack) {
+  T* dst = apack + p * g.K * mr;
+  const int kc = static_cast<int>(g.K);
+  if (mr == 12) pack_a_panel<T, 12>(g, b, p * mr, 0, kc, dst);
+  else pack_a_panel<T, 6>(g, b, p * mr, 0, kc, dst);
 }
 
 template <class T>
@@ -85,11 +43,9 @@ bool fused_gemm(Node& out) {
       return false;
     const GemmArgs g = plan.args(buf->bytes(), fused_nc(out.dtype));
     const int64_t M = g.M, N = g.N, K = g.K, NB = plan.split.NB;
-    const std::vector<int64_t>&kA = plan.kA, &colB = plan.colB;
-    int64_t mr, nr, sk, sc;
+    int64_t mr, nr;
     fused_panel_sizes(out.dtype, &mr, &nr);
-    const bool k_dense = arithmetic(kA, &sk);
-    const bool cols_unit = arithmetic(colB, &sc) && sc == 1;
+    assert(mr == 12 || mr == 6);
     const int64_t mp = (M + mr - 1) / mr, np = (N + nr - 1) / nr;
     // Panels live in Buffers (recycled blocks, not zeroed: packing writes every element), so a
     // large matmul does not pay a page fault per 4 KiB of fresh memory.
@@ -101,8 +57,8 @@ bool fused_gemm(Node& out) {
     const bool pack_alone = (mp * mr + np * nr) * K < (int64_t{1} << 16);
     for (int64_t b = 0; b < NB; ++b) {
       auto pack = [&](int64_t p) {
-        if (p < mp) pack_a<T>(g, b, p, mr, k_dense, sk, apack);
-        else pack_b<T>(g, b, p - mp, nr, cols_unit, bpack);
+        if (p < mp) pack_a<T>(g, b, p, mr, apack);
+        else pack_b_panels<T>(g, b, nr, bpack, p - mp, p - mp + 1);
       };
       if (K == 0) {  // nothing to pack: every sum is +0
       } else if (pack_alone) {

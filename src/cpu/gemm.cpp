@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/gemm.h"
+#include "cpu/gemm_pack.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
@@ -125,81 +126,13 @@ HWY_NOINLINE void Micro6x4(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, i
 #undef MAROON_LOADB
 }
 
-// Whether idx[0..n) steps by one (a row or column that is contiguous in memory).
-inline bool Unit(const int64_t* idx, int64_t n) {
-  for (int64_t i = 1; i < n; ++i)
-    if (idx[i] != idx[0] + i) return false;
-  return true;
-}
-
-// Packs every B panel ([k][NR], columns past N zero) of batch b once; all tasks of the batch
-// share them. A is packed by each task for its own rows (PackA), so no buffer ever holds all of
-// A: for conv2d, A is the im2col matrix, many times larger than the image.
+// Packs every B panel of batch b once; all tasks of the batch share them. A is packed by each
+// task for its own rows, a k block at a time, so no buffer ever holds all of A: for conv2d, A is
+// the im2col matrix, many times larger than the image.
 template <class T, int NV>
 void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   const hn::ScalableTag<T> d;
-  const int64_t NR = NV * static_cast<int64_t>(hn::Lanes(d));
-  const T* B = static_cast<const T*>(g.B);
-  const int64_t bb = g.batchB[b];
-  for (int64_t p = p0; p < p1; ++p) {
-    const int64_t live = std::min(NR, g.N - p * NR);  // columns that exist; the rest are zero
-    const int64_t* col = g.colB + p * NR;
-    // Runs of columns adjacent in memory (all of them for a row-major B; conv2d's positions
-    // along a width when computed transposed), each copied whole.
-    int64_t runs[2 * NV * HWY_MAX_BYTES / sizeof(T)], nruns = 0;  // (first column, length)
-    for (int64_t ja = 0, jb; ja < live; ja = jb) {
-      for (jb = ja + 1; jb < live && col[jb] == col[jb - 1] + 1;) ++jb;
-      runs[2 * nruns] = ja;
-      runs[2 * nruns + 1] = jb - ja;
-      ++nruns;
-    }
-    for (int64_t k = 0; k < g.K; ++k) {
-      T* dst = bpack + (p * g.K + k) * NR;
-      const T* src = B + bb + g.kB[k];
-      for (int64_t r = 0; r < nruns; ++r) {
-        const int64_t ja = runs[2 * r], len = runs[2 * r + 1];
-        if (len == 1) dst[ja] = src[col[ja]];
-        else std::memcpy(dst + ja, src + col[ja], static_cast<size_t>(len) * sizeof(T));
-      }
-      for (int64_t jj = live; jj < NR; ++jj) dst[jj] = T(0);
-    }
-  }
-}
-
-// Rows [i0, i0 + mp*kMR) of batch b's A, k in [k0, k0 + kc), as panels [p][k][kMR] (rows
-// past M zero). Written in order, read as kMR streams along k.
-template <class T, int kMR>
-void PackA(const GemmArgs& g, int64_t b, int64_t i0, int64_t mp, int64_t k0, int kc, T* apack) {
-  const T* A = static_cast<const T*>(g.A) + g.batchA[b];
-  const int64_t* kA = g.kA + k0;
-  const bool unit = Unit(kA, kc);
-  for (int64_t p = 0; p < mp; ++p) {
-    const T* rows[kMR];
-    int live = 0;  // rows [0, live) exist; the rest of the panel is zero
-    for (int r = 0; r < kMR; ++r) {
-      const int64_t i = i0 + p * kMR + r;
-      if (i < g.M) rows[live++] = A + g.rowA[i] + (unit ? kA[0] : 0);
-    }
-    T* dst = apack + p * kc * kMR;
-    bool adjacent = live == kMR;  // rows one element apart (conv2d's im2col rows along a width)
-    for (int r = 1; r < live && adjacent; ++r) adjacent = rows[r] == rows[0] + r;
-    if (adjacent) {  // each k is kMR adjacent elements: a copy
-      for (int k = 0; k < kc; ++k, dst += kMR)
-        std::memcpy(dst, rows[0] + (unit ? k : kA[k]), kMR * sizeof(T));
-      continue;
-    }
-    if (unit && live == kMR) {  // the usual matmul: kMR whole rows, each contiguous along k
-      for (int k = 0; k < kc; ++k, dst += kMR)
-        for (int r = 0; r < kMR; ++r) dst[r] = rows[r][k];
-      continue;
-    }
-    for (int k = 0; k < kc; ++k, dst += kMR) {
-      const int64_t off = unit ? k : kA[k];
-      int r = 0;
-      for (; r < live; ++r) dst[r] = rows[r][off];
-      for (; r < kMR; ++r) dst[r] = T(0);
-    }
-  }
+  pack_b_panels<T>(g, b, NV * static_cast<int64_t>(hn::Lanes(d)), bpack, p0, p1);
 }
 
 // One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by KC (the running
@@ -225,7 +158,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   }
   thread_local std::vector<char> unit;  // panel pj's output columns are adjacent
   unit.resize(static_cast<size_t>(np));
-  for (int64_t pj = 0; pj < np; ++pj) unit[pj] = Unit(g.colC + j0 + pj * NR, std::min(NR, nc - pj * NR));
+  for (int64_t pj = 0; pj < np; ++pj) unit[pj] = adjacent(g.colC + j0 + pj * NR, std::min(NR, nc - pj * NR));
   auto direct = [&](int64_t pi, int64_t pj) {
     return unit[pj] && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
   };
@@ -235,7 +168,8 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const int64_t block_panels = std::max<int64_t>(1, kGemmNC / NR);  // B panels per column block
   for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
     const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
-    PackA<T, kMR>(g, b, i0, mp, k0, kc, apack.data());
+    for (int64_t pi = 0; pi < mp; ++pi)
+      pack_a_panel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack.data() + pi * kc * kMR);
     for (int64_t q0 = 0; q0 < np; q0 += block_panels)
       for (int64_t pi = 0; pi < mp; ++pi) {
         const T* ap = apack.data() + pi * kc * kMR;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/gemm_fused.h"
+#include "cpu/gemm_pack.h"
 #include "ref/softfloat.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -122,8 +123,7 @@ void Block(const GemmArgs& g, const T* apack, const T* bpack, int64_t task, Roun
   }
   T* C = static_cast<T*>(g.C);
   const int64_t bc = g.batchC[b];
-  bool unit = true;  // columns adjacent in the output (the usual row-major result)
-  for (int64_t j = 1; j < nc && unit; ++j) unit = g.colC[j0 + j] == g.colC[j0] + j;
+  const bool unit = adjacent(g.colC + j0, nc);  // columns adjacent in the output (row-major)
   for (int64_t i = 0; i < mc; ++i) {
     const T* row = ctile.data() + i * ldc;
     T* out = C + bc + g.rowC[i0 + i];

@@ -1,0 +1,81 @@
+// Packing shared by the default matmul (gemm.cpp) and the fused one (fused_matmul.cpp): copies
+// only, so neither how panels are split between threads nor the target can change a bit.
+#pragma once
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/gemm.h"
+
+namespace maroon::cpu {
+
+// Whether idx[0..n) steps by one (a row or column that is contiguous in memory).
+inline bool adjacent(const int64_t* idx, int64_t n) {
+  for (int64_t i = 1; i < n; ++i)
+    if (idx[i] != idx[0] + i) return false;
+  return true;
+}
+
+// B panels [p0, p1) of batch b, each [k][nr] for every k (columns past N zero), at
+// bpack + p * K * nr. Columns adjacent in memory are copied in runs: all of them for a row-major
+// B, conv2d's positions along a width when its product is computed transposed.
+template <class T>
+void pack_b_panels(const GemmArgs& g, int64_t b, int64_t nr, T* bpack, int64_t p0, int64_t p1) {
+  constexpr int64_t kMaxCols = 256;  // 4 vectors of 2048-bit SVE float32: the widest panel
+  assert(nr <= kMaxCols);
+  const T* B = static_cast<const T*>(g.B) + g.batchB[b];
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t live = std::min(nr, g.N - p * nr);  // columns that exist; the rest are zero
+    const int64_t* col = g.colB + p * nr;
+    int64_t runs[2 * kMaxCols], nruns = 0;  // (first column, length)
+    for (int64_t ja = 0, jb; ja < live; ja = jb) {
+      for (jb = ja + 1; jb < live && col[jb] == col[jb - 1] + 1;) ++jb;
+      runs[2 * nruns] = ja;
+      runs[2 * nruns + 1] = jb - ja;
+      ++nruns;
+    }
+    for (int64_t k = 0; k < g.K; ++k) {
+      T* dst = bpack + (p * g.K + k) * nr;
+      const T* src = B + g.kB[k];
+      for (int64_t r = 0; r < nruns; ++r) {
+        const int64_t ja = runs[2 * r], len = runs[2 * r + 1];
+        if (len == 1) dst[ja] = src[col[ja]];
+        else std::memcpy(dst + ja, src + col[ja], static_cast<size_t>(len) * sizeof(T));
+      }
+      for (int64_t jj = live; jj < nr; ++jj) dst[jj] = T(0);
+    }
+  }
+}
+
+// One A panel of batch b: rows [i0, i0 + MR) (rows past M zero), k in [k0, k0 + kc), as
+// [k][MR] at dst. Written in order, read by the register kernel as MR streams along k.
+template <class T, int MR>
+void pack_a_panel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T* dst) {
+  const T* A = static_cast<const T*>(g.A) + g.batchA[b];
+  const int64_t* kA = g.kA + k0;
+  const bool unit = adjacent(kA, kc);
+  const T* rows[MR];
+  int live = 0;  // rows [0, live) exist; the rest of the panel is zero
+  for (int r = 0; r < MR; ++r)
+    if (i0 + r < g.M) rows[live++] = A + g.rowA[i0 + r] + (unit ? kA[0] : 0);
+  bool adj = live == MR;  // rows one element apart (conv2d's im2col rows along a width)
+  for (int r = 1; r < live && adj; ++r) adj = rows[r] == rows[0] + r;
+  if (adj) {  // each k is MR adjacent elements: a copy
+    for (int k = 0; k < kc; ++k, dst += MR) std::memcpy(dst, rows[0] + (unit ? k : kA[k]), MR * sizeof(T));
+    return;
+  }
+  if (unit && live == MR) {  // the usual matmul: MR whole rows, each contiguous along k
+    for (int k = 0; k < kc; ++k, dst += MR)
+      for (int r = 0; r < MR; ++r) dst[r] = rows[r][k];
+    return;
+  }
+  for (int k = 0; k < kc; ++k, dst += MR) {
+    const int64_t off = unit ? k : kA[k];
+    int r = 0;
+    for (; r < live; ++r) dst[r] = rows[r][off];
+    for (; r < MR; ++r) dst[r] = T(0);
+  }
+}
+
+}  // namespace maroon::cpu
