@@ -3,6 +3,7 @@
 // threads, compared with the reference executor by memcmp of the result bytes.
 #include <gtest/gtest.h>
 
+#include "backend_settings.h"
 #include "core/alu.h"
 #include "maroon/backend.h"
 #include "util.h"
@@ -10,23 +11,19 @@
 namespace maroon::test {
 namespace {
 
-// Restores the backend settings a test changed.
-struct Settings {
-  Backend b = backend();
-  int t = num_threads();
-  std::string s = simd_target();
-  ~Settings() {
-    set_backend(b);
-    set_num_threads(t);
-    set_simd_target(s);
-  }
-};
-
 int g_runs = 0;
+
+// n values in [-1, 1] on a grid of 1/1024 (exact in every float format), random signs: sums of
+// their products stay interesting. Drawn from g in order.
+std::vector<uint64_t> near_one(Gen& g, size_t n, sf::Format f = sf::kF32) {
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) x = encode(f, (g.next() % 2049) / 1024.0 - 1);
+  return v;
+}
 
 // Builds the graph anew for each backend (realized nodes keep their results) and compares.
 void check(const std::string& what, const std::function<Tensor()>& build) {
-  Settings keep;
+  BackendSettings keep;
   set_backend(Backend::Ref);
   const std::vector<uint8_t> want = build().bytes();
   set_backend(Backend::Cpu);
@@ -182,7 +179,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
                   sf::Format f = fmt(d);
                   // Values near 1 with random signs (plus a few specials) keep sums interesting.
                   for (auto& v : xv) v = g.next() % 50 ? (encode(f, (g.next() % 2049) / 1024.0 - 1)) : g.bits(d);
-                  for (auto& v : yv) v = encode(f, (g.next() % 2049) / 1024.0 - 1);
+                  yv = near_one(g, yv.size(), f);
                   Tensor x = transposed ? tensor_of_bits(xv, {s.k, s.m}, d).permute({1, 0})
                                         : tensor_of_bits(xv, {s.m, s.k}, d);
                   Tensor y = tensor_of_bits(yv, {s.k, s.n}, d);
@@ -198,9 +195,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   for (DType d : {DType::Float32, DType::Float64}) {
     check("matmul with a padded, reshaped operand " + std::string(dtype_name(d)), [&] {
       Gen g(4);
-      std::vector<uint64_t> xv(40 * 36), yv(36 * 70);
-      for (auto& v : xv) v = encode(fmt(d), (g.next() % 2049) / 1024.0 - 1);
-      for (auto& v : yv) v = encode(fmt(d), (g.next() % 2049) / 1024.0 - 1);
+      const std::vector<uint64_t> xv = near_one(g, 40 * 36, fmt(d)), yv = near_one(g, 36 * 70, fmt(d));
       Tensor x = tensor_of_bits(xv, {40, 36}, d).pad({{2, 2}, {0, 0}}).reshape({44 * 36}).reshape({44, 36});
       return matmul(x, tensor_of_bits(yv, {36, 70}, d));
     });
@@ -211,9 +206,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     for (Round r : {Round::NearestEven, Round::Up}) {
       check("conv2d 3->5 3x3 pad " + std::to_string(pad) + " " + std::string(round_name(r)), [&] {
         Gen g(9 + pad);
-        std::vector<uint64_t> xv(2 * 3 * 11 * 9), wv(5 * 3 * 3 * 3);
-        for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-        for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+        const std::vector<uint64_t> xv = near_one(g, 2 * 3 * 11 * 9), wv = near_one(g, 5 * 3 * 3 * 3);
         RoundingScope scope(r);
         return tensor_of_bits(xv, {2, 3, 11, 9}, DType::Float32)
             .conv2d(tensor_of_bits(wv, {5, 3, 3, 3}, DType::Float32), std::nullopt, 1, {1}, {1}, {pad});
@@ -226,9 +219,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     for (Round r : {Round::NearestEven, Round::Down}) {
       check("conv2d 2->8 3x3 on 6x" + std::to_string(width) + " " + std::string(round_name(r)), [&] {
         Gen g(20 + width);
-        std::vector<uint64_t> xv(2 * 2 * 6 * width), wv(8 * 2 * 3 * 3);
-        for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-        for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+        const std::vector<uint64_t> xv = near_one(g, 2 * 2 * 6 * width), wv = near_one(g, 8 * 2 * 3 * 3);
         RoundingScope scope(r);
         return tensor_of_bits(xv, {2, 2, 6, width}, DType::Float32)
             .conv2d(tensor_of_bits(wv, {8, 2, 3, 3}, DType::Float32));
@@ -239,9 +230,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   for (Round r : {Round::NearestEven, Round::Down}) {
     check("conv2d and max_pool2d gradients " + std::string(round_name(r)), [&] {
       Gen g(12);
-      std::vector<uint64_t> xv(2 * 3 * 12 * 12), wv(8 * 3 * 3 * 3);
-      for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-      for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+      const std::vector<uint64_t> xv = near_one(g, 2 * 3 * 12 * 12), wv = near_one(g, 8 * 3 * 3 * 3);
       RoundingScope scope(r);
       Tensor x = tensor_of_bits(xv, {2, 3, 12, 12}, DType::Float32);
       Tensor w = tensor_of_bits(wv, {8, 3, 3, 3}, DType::Float32);
@@ -254,9 +243,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   for (Round r : {Round::NearestEven, Round::Down}) {
     check("matmul over three reduced axes " + std::string(round_name(r)), [&] {
       Gen g(8);
-      std::vector<uint64_t> xv(40 * 3 * 5 * 5), wv(6 * 3 * 5 * 5);
-      for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-      for (auto& v : wv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+      const std::vector<uint64_t> xv = near_one(g, 40 * 3 * 5 * 5), wv = near_one(g, 6 * 3 * 5 * 5);
       Tensor x = tensor_of_bits(xv, {40, 1, 3, 5, 5}, DType::Float32).expand({40, 6, 3, 5, 5});
       Tensor w = tensor_of_bits(wv, {1, 6, 3, 5, 5}, DType::Float32).expand({40, 6, 3, 5, 5});
       RoundingScope scope(r);
@@ -266,9 +253,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   // An operand that is itself an unrealized expression (a backward pass's relu'(h) * grad).
   check("matmul over a fused expression operand", [] {
     Gen g(6);
-    std::vector<uint64_t> xv(50 * 80), yv(80 * 30);
-    for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-    for (auto& v : yv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    const std::vector<uint64_t> xv = near_one(g, 50 * 80), yv = near_one(g, 80 * 30);
     Tensor x = tensor_of_bits(xv, {50, 80}, DType::Float32);
     Tensor relu = where(cmplt(Tensor::full({}, 0.0, DType::Float32), x), mul(x, 3.0), 0.0);
     return matmul(relu, tensor_of_bits(yv, {80, 30}, DType::Float32));
@@ -276,9 +261,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   // Batched: [B, M, K] @ [B, K, N].
   check("batched matmul float32", [] {
     Gen g(9);
-    std::vector<uint64_t> xv(3 * 40 * 70), yv(3 * 70 * 50);
-    for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-    for (auto& v : yv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    const std::vector<uint64_t> xv = near_one(g, 3 * 40 * 70), yv = near_one(g, 3 * 70 * 50);
     Tensor x = tensor_of_bits(xv, {3, 40, 70, 1}, DType::Float32).expand({3, 40, 70, 50});
     Tensor y = tensor_of_bits(yv, {3, 1, 70, 50}, DType::Float32).expand({3, 40, 70, 50});
     return mul(x, y).reduce(ReduceOp::ADD, {2});
@@ -288,9 +271,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
   // case with adjacent rows; the conv2d cases above take it).
   check("matmul with the batch axis innermost", [] {
     Gen g(10);
-    std::vector<uint64_t> xv(40 * 70 * 2), yv(70 * 50 * 2);
-    for (auto& v : xv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
-    for (auto& v : yv) v = encode(sf::kF32, (g.next() % 2049) / 1024.0 - 1);
+    const std::vector<uint64_t> xv = near_one(g, 40 * 70 * 2), yv = near_one(g, 70 * 50 * 2);
     Tensor x = tensor_of_bits(xv, {40, 70, 1, 2}, DType::Float32).expand({40, 70, 50, 2});
     Tensor y = tensor_of_bits(yv, {1, 70, 50, 2}, DType::Float32).expand({40, 70, 50, 2});
     return mul(x, y).reduce(ReduceOp::ADD, {1});

@@ -170,7 +170,7 @@ uint64_t train(bool fused) {
 constexpr uint64_t kFusedTrainingDigest = 0x2a40078f6f800202;
 
 TEST(FusedTraining, DigestIsStoredAndEqualEverywhere) {
-  FusedSettings keep;
+  BackendSettings keep;
   set_backend(Backend::Ref);
   const uint64_t ref = train(true);
   const uint64_t ref_plain = train(false);

@@ -7,22 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "backend_settings.h"
 #include "maroon/backend.h"
 #include "util.h"
 
 namespace maroon::test {
-
-// Restores the backend settings a test changed.
-struct FusedSettings {
-  Backend b = backend();
-  int t = num_threads();
-  std::string s = simd_target();
-  ~FusedSettings() {
-    set_backend(b);
-    set_num_threads(t);
-    set_simd_target(s);
-  }
-};
 
 // The float32 or float64 nearest to v (test data: any value, rounded once by the compiler's
 // conversion in the default mode).
@@ -41,7 +30,7 @@ inline uint64_t nearest_bits(DType d, double v) {
 // and 1, 2, 3 threads; each result's bits must equal `want`. Returns the number of runs compared.
 inline int compare_everywhere(const std::string& what, const std::vector<uint64_t>& want,
                               const std::function<Tensor()>& build) {
-  FusedSettings keep;
+  BackendSettings keep;
   int runs = 0;
   set_backend(Backend::Ref);
   std::vector<uint64_t> got = build().bits();
@@ -72,7 +61,7 @@ inline int compare_everywhere(const std::string& what, const std::vector<uint64_
 inline int compare_with_ref(const std::string& what, const std::function<Tensor()>& build) {
   std::vector<uint64_t> want;
   {
-    FusedSettings keep;
+    BackendSettings keep;
     set_backend(Backend::Ref);
     want = build().bits();
   }
