@@ -175,11 +175,11 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
         const T* ap = apack.data() + pi * kc * kMR;
         for (int64_t pj = q0; pj < std::min(np, q0 + block_panels); ++pj) {
           const T* bp = bpack + ((j0 / NR + pj) * g.K + k0) * NR;
+          const bool in_place = direct(pi, pj);
           T* rows[kMR];
           for (int r = 0; r < kMR; ++r) {
             const int64_t i = pi * kMR + r;
-            rows[r] = direct(pi, pj) ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR]
-                                     : ctile.data() + i * ldc + pj * NR;
+            rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile.data() + i * ldc + pj * NR;
           }
           Micro(ap, bp, kc, rows, k0 == 0, k0 + kc == g.K);
         }
