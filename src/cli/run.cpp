@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "data/json.h"
+#include "io/files.h"
 #include "maroon/sha256.h"
 
 namespace maroon::cli {
@@ -120,16 +121,11 @@ void write_record(const RunRecord& r, const std::string& path) {
   for (size_t i = 0; i < r.losses.size(); ++i)
     j += std::string(i % 8 ? ", " : (i ? ",\n    " : "\n    ")) + q(hex32(r.losses[i]));
   j += "\n  ]\n}\n";
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << j;
-  f.close();
-  if (!f) throw Error("[train] cannot write the run record '" + path + "'");
+  io::write_file_atomic(path, j, "[train] run record");
 }
 
 RunRecord read_record(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("[verify] cannot open the run record '" + path + "'");
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string s = io::read_file(path, "[verify] run record", uint64_t{64} << 20);
   const std::string who = "[verify] '" + path + "':";
   json::Value v = json::parse(s, who);
   auto fail = [&](const std::string& what) { return FormatError(who + " " + what); };

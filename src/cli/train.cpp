@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/run.h"
+#include "io/files.h"
 #include "maroon/backend.h"
 #include "maroon/safetensors.h"
 
@@ -37,6 +38,9 @@ int cmd_train(const Args& a) {
   if (record_path == out) throw Error("--out must end in .safetensors, got '" + out + "'");
   std::filesystem::path parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
+  // A read-only or missing output location is reported now, not after the whole run.
+  io::check_writable(out, "[train]");
+  io::check_writable(record_path, "[train]");
 
   data::Mnist ds = load_dataset(cfg.dataset, a.get("data", ""));
   Run run(cfg, ds.train);

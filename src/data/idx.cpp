@@ -1,8 +1,9 @@
 // The IDX reader: every size is checked against the bytes actually present before it is used.
 #include "maroon/idx.h"
 
-#include <fstream>
 #include <iterator>
+
+#include "io/files.h"
 
 namespace maroon::data {
 
@@ -65,11 +66,7 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
 }
 
 IdxArray load_idx(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("[idx] cannot open '" + path + "'");
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error("[idx] cannot read '" + path + "'");
-  return parse_idx(s, path);
+  return parse_idx(io::read_file(path, "[idx]"), path);
 }
 
 }  // namespace maroon::data

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "data/json.h"
+#include "io/files.h"
 
 namespace maroon::nn {
 
@@ -31,14 +32,6 @@ const char* safe_name(DType d) {
   for (auto& n : kNames)
     if (n.dtype == d) return n.name;
   throw DTypeError("[safe_save] dtype " + std::string(dtype_name(d)) + " has no safetensors name");
-}
-
-std::string read_file(const std::string& path, const char* who) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(std::string(who) + " cannot open '" + path + "'");
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(std::string(who) + " cannot read '" + path + "'");
-  return s;
 }
 
 struct Entry {
@@ -186,22 +179,18 @@ std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string
 
 void safe_save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
   std::string bytes = safe_save_bytes(tensors, metadata);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error("[safe_save] cannot open '" + path + "' for writing");
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  f.close();
-  if (!f) throw Error("[safe_save] cannot write '" + path + "'");
+  io::write_file_atomic(path, bytes, "[safe_save]");
 }
 
 StateDict safe_load_bytes(std::string_view bytes) { return load(bytes, "[safe_load]"); }
 
 StateDict safe_load(const std::string& path) {
-  std::string bytes = read_file(path, "[safe_load]");
+  std::string bytes = io::read_file(path, "[safe_load]");
   return load(bytes, "[safe_load] '" + path + "':");
 }
 
 std::map<std::string, std::string> safe_load_metadata(const std::string& path) {
-  std::string bytes = read_file(path, "[safe_load_metadata]");
+  std::string bytes = io::read_file(path, "[safe_load_metadata]");
   return parse(bytes, "[safe_load_metadata] '" + path + "':").metadata;
 }
 

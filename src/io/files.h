@@ -1,0 +1,54 @@
+// Files that are never half-written and inputs that are never unbounded: every file Maroon
+// writes (weights, run records, checkpoints, traces, downloaded data) goes through AtomicFile,
+// and every file it reads through read_file. SQLite's rule: a crash, a full disk, a signal or a
+// file-size limit at any moment leaves either the old file or the new one, never a mix.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace maroon::io {
+
+// The default cap on a file read whole into memory (weights, records, checkpoints): 16 GiB.
+// MAROON_MAX_FILE_BYTES overrides it (see the settings table in the README).
+uint64_t max_file_bytes();
+
+// Reads a whole regular file of at most `max_bytes` bytes. Refuses with maroon::FormatError,
+// naming `who` and the path: a missing or unreadable file, a directory, a FIFO, a device or
+// anything else that is not a regular file (so /dev/zero and a FIFO never hang or exhaust
+// memory), and a file larger than the cap.
+std::string read_file(const std::string& path, const std::string& who, uint64_t max_bytes = max_file_bytes());
+
+// Throws maroon::Error naming `who` and the path unless a file could be created at `path` now:
+// its directory exists and is writable, and `path` is not a directory. Called before long work
+// starts, so a read-only or missing output location is reported before training, not after.
+void check_writable(const std::string& path, const std::string& who);
+
+// A file written atomically: bytes go to a temporary file in the same directory
+// ("<path>.tmp-<pid>-<n>"), and commit() flushes it (fsync), renames it over `path` and fsyncs
+// the directory. Until commit() succeeds `path` is untouched; destroying an AtomicFile that was
+// not committed (an exception, an early return) removes the temporary file. Errors (open, a
+// short write, ENOSPC, EFBIG, EIO) throw maroon::Error naming `who`, the path and the reason.
+class AtomicFile {
+ public:
+  AtomicFile(std::string path, std::string who);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, size_t n);
+  void write(std::string_view s) { write(s.data(), s.size()); }
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::string path_, tmp_, who_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// write_file_atomic(p, bytes, who): AtomicFile f(p, who); f.write(bytes); f.commit().
+void write_file_atomic(const std::string& path, std::string_view bytes, const std::string& who);
+
+}  // namespace maroon::io

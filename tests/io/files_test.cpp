@@ -1,0 +1,117 @@
+// Atomic writes leave either the old file or the new one; bounded reads refuse what is not a
+// regular file or is too large, instead of hanging or exhausting memory.
+#include "io/files.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "maroon/error.h"
+
+namespace fs = std::filesystem;
+using namespace maroon;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("maroon-io-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+size_t entries(const fs::path& d) { return static_cast<size_t>(std::distance(fs::directory_iterator(d), {})); }
+
+}  // namespace
+
+TEST(AtomicFile, WritesAndReplacesWholeFiles) {
+  fs::path d = scratch("replace");
+  std::string p = (d / "w.bin").string();
+  io::write_file_atomic(p, "first", "[test]");
+  EXPECT_EQ(slurp(p), "first");
+  io::write_file_atomic(p, std::string(100000, 'x'), "[test]");
+  EXPECT_EQ(slurp(p), std::string(100000, 'x'));
+  EXPECT_EQ(entries(d), 1u);  // no temporary file left behind
+  fs::remove_all(d);
+}
+
+TEST(AtomicFile, AnUncommittedWriteLeavesTheOldFile) {
+  fs::path d = scratch("abandon");
+  std::string p = (d / "w.bin").string();
+  io::write_file_atomic(p, "good", "[test]");
+  {
+    io::AtomicFile f(p, "[test]");
+    f.write("partial");
+  }  // destroyed without commit, as when an exception unwinds
+  EXPECT_EQ(slurp(p), "good");
+  EXPECT_EQ(entries(d), 1u);
+  fs::remove_all(d);
+}
+
+TEST(AtomicFile, AFileSizeLimitMidWriteKeepsTheGoodFile) {
+  fs::path d = scratch("efbig");
+  std::string p = (d / "w.bin").string();
+  io::write_file_atomic(p, "good weights", "[test]");
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto* prev = signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG instead of killing us
+  try {
+    io::write_file_atomic(p, std::string(1 << 20, 'y'), "[test]");
+    ADD_FAILURE() << "a write past RLIMIT_FSIZE succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("w.bin"), std::string::npos) << e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, prev);
+  EXPECT_EQ(slurp(p), "good weights");
+  EXPECT_EQ(entries(d), 1u);
+  fs::remove_all(d);
+}
+
+TEST(AtomicFile, AMissingDirectoryIsAnErrorNamingThePath) {
+  EXPECT_THROW(io::write_file_atomic("/nonexistent-maroon-dir/w.bin", "x", "[test]"), Error);
+  EXPECT_THROW(io::check_writable("/nonexistent-maroon-dir/w.bin", "[test]"), Error);
+  fs::path d = scratch("isdir");
+  EXPECT_THROW(io::check_writable(d.string(), "[test]"), Error);
+  io::check_writable((d / "ok.bin").string(), "[test]");
+  fs::remove_all(d);
+}
+
+TEST(ReadFile, RefusesWhatIsNotARegularFile) {
+  EXPECT_THROW(io::read_file("/dev/zero", "[test]"), FormatError);
+  fs::path d = scratch("fifo");
+  std::string fifo = (d / "f").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(io::read_file(fifo, "[test]"), FormatError);  // returns at once, never blocks
+  EXPECT_THROW(io::read_file(d.string(), "[test]"), FormatError);
+  EXPECT_THROW(io::read_file((d / "missing").string(), "[test]"), FormatError);
+  fs::remove_all(d);
+}
+
+TEST(ReadFile, RefusesFilesOverTheCap) {
+  fs::path d = scratch("cap");
+  std::string p = (d / "big").string();
+  io::write_file_atomic(p, std::string(1000, 'z'), "[test]");
+  EXPECT_EQ(io::read_file(p, "[test]", 1000).size(), 1000u);
+  try {
+    io::read_file(p, "[test]", 999);
+    ADD_FAILURE() << "read past the cap";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("over the limit"), std::string::npos) << e.what();
+  }
+  fs::remove_all(d);
+}
