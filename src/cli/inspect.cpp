@@ -1,5 +1,4 @@
 // `maroon eval WEIGHTS` and `maroon digest FILE...`.
-#include <cstdio>
 #include <fstream>
 
 #include "cli/commands.h"
@@ -8,31 +7,59 @@
 
 namespace maroon::cli {
 
-int cmd_eval(const Args& a) {
-  if (a.positional.size() != 1) throw Error("eval takes one weights file (.safetensors)");
-  apply_threads(a);
-  const std::string& path = a.positional[0];
-  auto model = model_from_state(nn::safe_load(path), "'" + path + "'");
+namespace {
+
+struct EvalOptions {
+  std::string weights, dataset;
+  DataOptions data;
+};
+
+int eval(const EvalOptions& o, const Context& ctx) {
+  apply_threads(o.data);
+  auto model = model_from_state(nn::safe_load(o.weights), "'" + o.weights + "'");
   // The dataset: --dataset, else the one the run record beside the weights names, else mnist.
-  std::string dataset = "mnist";
-  std::string rec = record_path_for(path);
-  if (a.has("dataset"))
-    dataset = check_dataset(a.get("dataset", ""));
-  else if (rec != path && std::ifstream(rec).good())
+  std::string dataset = o.dataset.empty() ? "mnist" : o.dataset;
+  std::string rec = record_path_for(o.weights);
+  if (o.dataset.empty() && rec != o.weights && std::ifstream(rec).good())
     dataset = check_dataset(read_record(rec).cfg.dataset);
-  data::Mnist ds = load_dataset(dataset, a.get("data", ""));
+  data::Mnist ds = load_dataset(dataset, o.data.dir);
   int64_t c = test_correct(*model, ds.test);
-  std::printf("%s (%s model) on the %s test set: %lld/%lld correct, test accuracy %s%%\n", path.c_str(),
-              model->kind().c_str(), dataset.c_str(), static_cast<long long>(c), static_cast<long long>(ds.test.n),
-              percent(c, ds.test.n).c_str());
-  return 0;
+  std::string acc = percent(c, ds.test.n);
+  nlohmann::ordered_json j = {{"weights", o.weights}, {"model", model->kind()},  {"dataset", dataset},
+                              {"correct", c},         {"total", ds.test.n},      {"test_accuracy", std::stod(acc)}};
+  ctx.result(j, o.weights + " (" + model->kind() + " model) on the " + dataset + " test set: " + std::to_string(c) +
+                    "/" + std::to_string(ds.test.n) + " correct, test accuracy " + acc + "%\n");
+  return kOk;
 }
 
-int cmd_digest(const Args& a) {
-  if (a.positional.empty()) throw Error("digest takes one or more weights files (.safetensors)");
-  for (const std::string& path : a.positional)
-    std::printf("%s  %s\n", models::weights_digest(nn::safe_load(path)).c_str(), path.c_str());
-  return 0;
+Runner declare_eval(CLI::App& app) {
+  auto o = std::make_shared<EvalOptions>();
+  app.add_option("WEIGHTS", o->weights, "the weights file (.safetensors)")->required();
+  add_dataset_option(app, "--dataset", o->dataset, "the test set (default: the run record's, else mnist)");
+  add_data_options(app, o->data);
+  return [o](const Context& ctx) { return eval(*o, ctx); };
 }
+
+Runner declare_digest(CLI::App& app) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  app.add_option("FILE", *files, "weights files (.safetensors)")->required();
+  return [files](const Context& ctx) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    std::string text;
+    for (const std::string& path : *files) {
+      std::string d = models::weights_digest(nn::safe_load(path));
+      j.push_back({{"file", path}, {"weights_sha256", d}});
+      text += d + "  " + path + "\n";
+    }
+    ctx.result(j, text);
+    return kOk;
+  };
+}
+
+const Registration eval_command("eval", "print the test accuracy of a weights file", declare_eval);
+const Registration digest_command(
+    "digest", "print the weights digest (SHA-256 of the tensors as safetensors, no metadata)", declare_digest);
+
+}  // namespace
 
 }  // namespace maroon::cli

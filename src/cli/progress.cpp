@@ -18,8 +18,9 @@ std::string format_duration(double s) {
   return b;
 }
 
-Progress::Progress(int64_t total, int64_t per_epoch, int64_t epochs, int64_t batch, int64_t every)
-    : tty_(isatty(STDOUT_FILENO)),
+Progress::Progress(int64_t total, int64_t per_epoch, int64_t epochs, int64_t batch, int64_t every, bool quiet)
+    : tty_(isatty(STDERR_FILENO)),
+      quiet_(quiet),
       total_(total),
       per_epoch_(per_epoch),
       epochs_(epochs),
@@ -67,23 +68,21 @@ void Progress::step(int64_t done, float loss, int64_t correct) {
   last_loss_ = loss;
   correct_ += correct;
   seen_ += batch_;
+  if (quiet_) return;
   if (tty_) {
     auto now = std::chrono::steady_clock::now();
     if (done == total_ || done % per_epoch_ == 0 || now - last_draw_ > std::chrono::milliseconds(100)) {
-      std::printf("\r\033[K%s", status(done).c_str());
-      std::fflush(stdout);
+      std::fprintf(stderr, "\r\033[K%s", status(done).c_str());
       last_draw_ = now;
     }
   } else if (done % every_ == 0 || done == total_) {
-    std::printf("%s\n", status(done).c_str());
-    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", status(done).c_str());
   }
 }
 
 void Progress::line(const std::string& text) {
-  if (tty_) std::printf("\r\033[K");
-  std::printf("%s\n", text.c_str());
-  std::fflush(stdout);
+  if (quiet_) return;
+  std::fprintf(stderr, "%s%s\n", tty_ ? "\r\033[K" : "", text.c_str());
 }
 
 }  // namespace maroon::cli

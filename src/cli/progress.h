@@ -1,5 +1,6 @@
-// Training progress: a bar redrawn in place when stdout is a terminal, plain lines otherwise
-// (logs and pipes get one line every `every` steps).
+// Training progress on stderr (stdout carries only results): a bar redrawn in place when stderr
+// is a terminal, plain lines otherwise (logs and pipes get one line every `every` steps);
+// nothing when quiet.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -9,7 +10,7 @@ namespace maroon::cli {
 
 class Progress {
  public:
-  Progress(int64_t total_steps, int64_t per_epoch, int64_t epochs, int64_t batch, int64_t every);
+  Progress(int64_t total_steps, int64_t per_epoch, int64_t epochs, int64_t batch, int64_t every, bool quiet);
   // After step `done` (1-based count of steps taken): its loss and how many it got right.
   void step(int64_t done, float loss, int64_t correct);
   // Ends an epoch's bar or lines with a summary line.
@@ -20,7 +21,7 @@ class Progress {
 
  private:
   std::string status(int64_t done) const;
-  bool tty_;
+  bool tty_, quiet_;
   int64_t total_, per_epoch_, epochs_, batch_, every_;
   int64_t correct_ = 0, seen_ = 0;
   float last_loss_ = 0;

@@ -1,11 +1,14 @@
 // The replayable training loop and the run record (see run.h).
 #include "cli/run.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+
+#include <nlohmann/json.hpp>
 
 #include "data/json.h"
 #include "io/files.h"
@@ -37,6 +40,44 @@ std::string hex32(float f) {
   char b[9];
   std::snprintf(b, sizeof b, "%08x", u);
   return b;
+}
+
+// One field per line, long arrays eight items to a line (nlohmann's pretty print would put each
+// of the thousands of losses on its own line).
+std::string layout(const nlohmann::ordered_json& record) {
+  std::string s = "{";
+  for (auto it = record.begin(); it != record.end(); ++it) {
+    s += (it == record.begin() ? "\n  " : ",\n  ") + nlohmann::ordered_json(it.key()).dump() + ": ";
+    const nlohmann::ordered_json& v = it.value();
+    if (!v.is_array() || v.size() <= 8) {
+      s += v.dump();
+      continue;
+    }
+    s += "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "\n    " : i % 8 ? ", " : ",\n    ") + v[i].dump();
+    s += "\n  ]";
+  }
+  return s + "\n}\n";
+}
+
+// The record's "losses" numbers must say what its bits say: a record that says two things is
+// malformed, whichever of them is true.
+template <class Fail>
+void check_loss_numbers(const json::Value& numbers, const std::vector<float>& losses, const Fail& fail) {
+  if (numbers.items.size() != losses.size())
+    throw fail("\"losses\" has " + std::to_string(numbers.items.size()) + " numbers, \"losses_f32_bits\" " +
+               std::to_string(losses.size()));
+  for (size_t i = 0; i < losses.size(); ++i) {
+    const json::Value& n = numbers.items[i];
+    double want = losses[i], got = 0;
+    bool same = n.kind == json::Value::Kind::Null ? !std::isfinite(want)
+                : n.kind == json::Value::Kind::Number
+                    ? (got = std::strtod(n.str.c_str(), nullptr), std::memcmp(&got, &want, sizeof got) == 0)
+                    : false;
+    if (!same)
+      throw fail("loss " + std::to_string(i + 1) + " is written " + (n.kind == json::Value::Kind::Number ? n.str : "as a non-number") +
+                 " but its bits are " + hex32(losses[i]));
+  }
 }
 
 }  // namespace
@@ -95,33 +136,35 @@ models::StepResult Run::step() {
 }
 
 void write_record(const RunRecord& r, const std::string& path) {
-  const std::string who = "[run record]";
-  auto q = [&](const std::string& s) { return json::quote(s, who); };
-  char lr[40], decay[40], secs[40];
-  std::snprintf(lr, sizeof lr, "%.17g", r.cfg.lr);
-  std::snprintf(decay, sizeof decay, "%.17g", r.cfg.lr_decay);
-  std::snprintf(secs, sizeof secs, "%.3f", r.train_seconds);
-  std::string j = "{\n";
-  j += "  \"format\": \"maroon-run/1\",\n";
-  j += "  \"dataset\": " + q(r.cfg.dataset) + ",\n  \"model\": " + q(r.cfg.model) + ",\n";
-  j += "  \"epochs\": " + std::to_string(r.cfg.epochs) + ",\n  \"batch\": " + std::to_string(r.cfg.batch) +
-       ",\n  \"seed\": " + std::to_string(r.cfg.seed) + ",\n  \"max_steps\": " + std::to_string(r.cfg.max_steps) +
-       ",\n  \"checkpoint_every\": " + std::to_string(r.cfg.checkpoint_every) + ",\n";
-  j += "  \"lr\": " + q(lr) + ",\n  \"lr_decay\": " + q(decay) + ",\n";
-  j += "  \"data_sha256\": " + q(r.data_sha256) + ",\n";
-  j += "  \"weights_sha256\": " + q(r.weights_sha256) + ",\n";
-  j += "  \"loss_trace_sha256\": " + q(r.loss_trace_sha256) + ",\n";
-  j += "  \"threads\": " + std::to_string(r.threads) + ",\n  \"train_seconds\": " + q(secs) + ",\n";
-  j += "  \"test_accuracy\": " + q(r.test_accuracy) + ",\n";
-  j += "  \"checkpoints\": [";
-  for (size_t i = 0; i < r.checkpoints.size(); ++i)
-    j += std::string(i ? "," : "") + "\n    [" + std::to_string(r.checkpoints[i].step) + ", " +
-         q(r.checkpoints[i].weights_sha256) + "]";
-  j += "\n  ],\n  \"losses_f32_bits\": [";
-  for (size_t i = 0; i < r.losses.size(); ++i)
-    j += std::string(i % 8 ? ", " : (i ? ",\n    " : "\n    ")) + q(hex32(r.losses[i]));
-  j += "\n  ]\n}\n";
-  io::write_file_atomic(path, j, "[train] run record");
+  // Numbers are JSON numbers; each loss is also kept as its float32 bits (hex), which are what
+  // verify compares. A double prints in the shortest form that reads back to the same double, so
+  // any JSON reader recovers each loss exactly (a non-finite loss is null; its bits say which).
+  nlohmann::ordered_json j;
+  j["format"] = "maroon-run/2";
+  j["dataset"] = r.cfg.dataset;
+  j["model"] = r.cfg.model;
+  j["epochs"] = r.cfg.epochs;
+  j["batch"] = r.cfg.batch;
+  j["seed"] = r.cfg.seed;
+  j["max_steps"] = r.cfg.max_steps;
+  j["checkpoint_every"] = r.cfg.checkpoint_every;
+  j["lr"] = r.cfg.lr;
+  j["lr_decay"] = r.cfg.lr_decay;
+  j["data_sha256"] = r.data_sha256;
+  j["weights_sha256"] = r.weights_sha256;
+  j["loss_trace_sha256"] = r.loss_trace_sha256;
+  j["threads"] = r.threads;
+  j["train_seconds"] = std::round(r.train_seconds * 1000) / 1000;
+  j["test_accuracy"] = r.test_accuracy.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(std::stod(r.test_accuracy));
+  j["checkpoints"] = nlohmann::ordered_json::array();
+  for (const Checkpoint& c : r.checkpoints) j["checkpoints"].push_back({c.step, c.weights_sha256});
+  j["losses"] = nlohmann::ordered_json::array();
+  j["losses_f32_bits"] = nlohmann::ordered_json::array();
+  for (float l : r.losses) {
+    j["losses"].push_back(std::isfinite(l) ? nlohmann::ordered_json(static_cast<double>(l)) : nlohmann::ordered_json());
+    j["losses_f32_bits"].push_back(hex32(l));
+  }
+  io::write_file_atomic(path, layout(j), "[train] run record");
 }
 
 RunRecord read_record(const std::string& path) {
@@ -145,7 +188,10 @@ RunRecord read_record(const std::string& path) {
   auto is_sha = [](const std::string& h) {
     return h.size() == 64 && h.find_first_not_of("0123456789abcdef") == std::string::npos;
   };
-  if (str("format") != "maroon-run/1") throw fail("unknown format \"" + str("format") + "\"");
+  // maroon-run/1 wrote lr and lr_decay as strings and no "losses" numbers; it is still read.
+  const std::string format = str("format");
+  const bool v1 = format == "maroon-run/1";
+  if (!v1 && format != "maroon-run/2") throw fail("unknown format \"" + format + "\"");
   RunRecord r;
   r.cfg.dataset = str("dataset");
   r.cfg.model = str("model");
@@ -155,7 +201,7 @@ RunRecord read_record(const std::string& path) {
   r.cfg.max_steps = num("max_steps");
   r.cfg.checkpoint_every = num("checkpoint_every");
   auto real = [&](const char* k) {
-    std::string s = str(k);
+    std::string s = field(k, v1 ? json::Value::Kind::String : json::Value::Kind::Number).str;
     char* end = nullptr;
     double x = std::strtod(s.c_str(), &end);
     if (s.empty() || *end) throw fail(std::string(k) + " \"" + s + "\" is not a number");
@@ -184,6 +230,7 @@ RunRecord read_record(const std::string& path) {
     std::memcpy(&x, &u, 4);
     r.losses.push_back(x);
   }
+  if (!v1) check_loss_numbers(field("losses", json::Value::Kind::Array), r.losses, fail);
   return r;
 }
 

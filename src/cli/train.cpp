@@ -1,7 +1,9 @@
 // `maroon train`: trains, evaluates after each epoch, writes the weights and the run record, and
 // prints the digests.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/progress.h"
@@ -12,28 +14,38 @@
 
 namespace maroon::cli {
 
-int cmd_train(const Args& a) {
-  if (a.positional.size() > 1) throw Error("train takes one dataset name (mnist or fashion)");
+namespace {
+
+struct TrainOptions {
+  std::string task = "mnist", dataset, model = "mlp", out;
+  int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 50, log_every = 50;
+  double lr = 1e-3, lr_decay = 0.5;
+  bool no_eval = false;
+  DataOptions data;
+};
+
+RunConfig config(const TrainOptions& o) {
   RunConfig cfg;
   // `train mnist --dataset fashion` is the spelling: "mnist" names the task, --dataset
   // the data. Only `train fashion --dataset mnist` contradicts itself.
-  std::string task = check_dataset(a.positional.empty() ? "mnist" : a.positional[0]);
-  cfg.dataset = check_dataset(a.get("dataset", task));
-  if (task == "fashion" && cfg.dataset != "fashion") throw Error("dataset given twice: 'fashion' and --dataset mnist");
-  cfg.model = a.get("model", "mlp");
-  if (cfg.model != "mlp" && cfg.model != "cnn") throw Error("--model must be mlp or cnn, got '" + cfg.model + "'");
-  cfg.epochs = a.get_int("epochs", 1, 1);
-  cfg.batch = a.get_int("batch", cfg.model == "cnn" ? 512 : 64, 1);
-  cfg.seed = a.get_int("seed", 0, 0);
-  cfg.lr = a.get_double("lr", 1e-3);
-  cfg.lr_decay = a.get_double("lr-decay", 0.5);
-  cfg.max_steps = a.get_int("steps", 0, 0);
-  cfg.checkpoint_every = a.get_int("checkpoint-every", 50, 1);
-  bool eval = !a.has("no-eval");
-  apply_threads(a);
+  cfg.dataset = o.dataset.empty() ? o.task : o.dataset;
+  if (o.task == "fashion" && cfg.dataset != "fashion") throw Error("dataset given twice: 'fashion' and --dataset mnist");
+  cfg.model = o.model;
+  cfg.epochs = o.epochs;
+  cfg.batch = o.batch ? o.batch : cfg.model == "cnn" ? 512 : 64;
+  cfg.seed = o.seed;
+  cfg.lr = o.lr;
+  cfg.lr_decay = o.lr_decay;
+  cfg.max_steps = o.steps;
+  cfg.checkpoint_every = o.checkpoint_every;
+  return cfg;
+}
 
-  std::string out =
-      a.get("out", "runs/" + cfg.dataset + "-" + cfg.model + "-seed" + std::to_string(cfg.seed) + ".safetensors");
+// Where the weights and the run record go; checked for writability before any work.
+std::pair<std::string, std::string> output_paths(const TrainOptions& o, const RunConfig& cfg) {
+  std::string out = o.out.empty()
+                        ? "runs/" + cfg.dataset + "-" + cfg.model + "-seed" + std::to_string(cfg.seed) + ".safetensors"
+                        : o.out;
   std::string record_path = record_path_for(out);
   if (record_path == out) throw Error("--out must end in .safetensors, got '" + out + "'");
   std::filesystem::path parent = std::filesystem::path(out).parent_path();
@@ -41,24 +53,13 @@ int cmd_train(const Args& a) {
   // A read-only or missing output location is reported now, not after the whole run.
   io::check_writable(out, "[train]");
   io::check_writable(record_path, "[train]");
+  return {out, record_path};
+}
 
-  data::Mnist ds = load_dataset(cfg.dataset, a.get("data", ""));
-  Run run(cfg, ds.train);
-  RunRecord rec;
-  rec.cfg = cfg;
-  rec.data_sha256 = split_digest(ds.train);
-  rec.threads = num_threads();
-  char lr[64];
-  std::snprintf(lr, sizeof lr, "%g (x%g per epoch)", cfg.lr, cfg.lr_decay);
-  std::printf(
-      "maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld), %lld steps, seed %lld, Adam lr %s, "
-      "%d thread(s), %s\n",
-      cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
-      static_cast<long long>(run.steps_per_epoch()), static_cast<long long>(cfg.batch),
-      static_cast<long long>(run.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
-      simd_target().c_str());
-
-  Progress progress(run.total_steps(), run.steps_per_epoch(), cfg.epochs, cfg.batch, a.get_int("log-every", 50, 1));
+// Runs every step, recording losses and checkpoint digests in `rec`; after each epoch a summary
+// line (and the test accuracy unless `eval` is off) on stderr. Returns the last test accuracy.
+std::string train_loop(Run& run, const data::Mnist& ds, const RunConfig& cfg, bool eval, Progress& progress,
+                       RunRecord& rec) {
   double epoch_start = 0, loss_sum = 0;
   int64_t epoch_correct = 0, epoch_steps = 0;
   std::string last_test;
@@ -94,24 +95,107 @@ int cmd_train(const Args& a) {
       epoch_start = t, loss_sum = 0, epoch_correct = 0, epoch_steps = 0;
     }
   }
+  return last_test;
+}
+
+// The results on stdout: the digests, the files, the accuracy and the time per epoch.
+void report(const Context& ctx, const RunRecord& rec, const Run& run, const std::string& out,
+            const std::string& record_path) {
+  double epochs_run = static_cast<double>(run.total_steps()) / static_cast<double>(run.steps_per_epoch());
+  double per_epoch = rec.train_seconds / epochs_run;
+  bool extrapolated = epochs_run != static_cast<double>(rec.cfg.epochs);
+  nlohmann::ordered_json j = {{"weights", out},
+                              {"run_record", record_path},
+                              {"dataset", rec.cfg.dataset},
+                              {"model", rec.cfg.model},
+                              {"steps", run.total_steps()},
+                              {"test_accuracy", nullptr},
+                              {"seconds_per_epoch", std::round(per_epoch * 1000) / 1000},
+                              {"train_seconds", std::round(rec.train_seconds * 1000) / 1000},
+                              {"weights_sha256", rec.weights_sha256},
+                              {"loss_trace_sha256", rec.loss_trace_sha256}};
+  char b[1024];
+  std::string text = "weights            " + out + "\nrun record         " + record_path + "\n";
+  if (!rec.test_accuracy.empty()) {
+    j["test_accuracy"] = std::stod(rec.test_accuracy);
+    text += "test accuracy      " + rec.test_accuracy + "%\n";
+  }
+  std::snprintf(b, sizeof b, "time per epoch     %.1f s (training steps only%s; %.1f s for %lld steps)\n", per_epoch,
+                extrapolated ? ", extrapolated" : "", rec.train_seconds, static_cast<long long>(run.total_steps()));
+  text += b;
+  text += "weights sha256     " + rec.weights_sha256 + "\nloss trace sha256  " + rec.loss_trace_sha256 + "\n";
+  ctx.result(j, text);
+}
+
+int train(const TrainOptions& o, const Context& ctx) {
+  RunConfig cfg = config(o);
+  apply_threads(o.data);
+  auto [out, record_path] = output_paths(o, cfg);
+  data::Mnist ds = load_dataset(cfg.dataset, o.data.dir);
+  Run run(cfg, ds.train);
+  RunRecord rec;
+  rec.cfg = cfg;
+  rec.data_sha256 = split_digest(ds.train);
+  rec.threads = num_threads();
+  char lr[64];
+  std::snprintf(lr, sizeof lr, "%g (x%g per epoch)", cfg.lr, cfg.lr_decay);
+  ctx.log(
+      "maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld), %lld steps, seed %lld, Adam lr %s, "
+      "%d thread(s), %s",
+      cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
+      static_cast<long long>(run.steps_per_epoch()), static_cast<long long>(cfg.batch),
+      static_cast<long long>(run.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
+      simd_target().c_str());
+
+  Progress progress(run.total_steps(), run.steps_per_epoch(), cfg.epochs, cfg.batch, o.log_every, ctx.quiet);
+  rec.test_accuracy = train_loop(run, ds, cfg, !o.no_eval, progress, rec);
   rec.train_seconds = progress.elapsed();
   nn::StateDict state = run.model().state_dict();
   nn::safe_save(state, out);
   rec.weights_sha256 = models::weights_digest(state);
   rec.loss_trace_sha256 = models::loss_trace_digest(rec.losses);
-  rec.test_accuracy = last_test;
   write_record(rec, record_path);
-
-  double epochs_run = static_cast<double>(run.total_steps()) / static_cast<double>(run.steps_per_epoch());
-  std::printf("weights            %s\n", out.c_str());
-  std::printf("run record         %s\n", record_path.c_str());
-  if (eval) std::printf("test accuracy      %s%%\n", last_test.c_str());
-  std::printf("time per epoch     %.1f s (training steps only%s; %.1f s for %lld steps)\n",
-              rec.train_seconds / epochs_run, epochs_run == static_cast<double>(cfg.epochs) ? "" : ", extrapolated",
-              rec.train_seconds, static_cast<long long>(run.total_steps()));
-  std::printf("weights sha256     %s\n", rec.weights_sha256.c_str());
-  std::printf("loss trace sha256  %s\n", rec.loss_trace_sha256.c_str());
-  return 0;
+  report(ctx, rec, run, out, record_path);
+  return kOk;
 }
+
+Runner declare(CLI::App& app) {
+  auto o = std::make_shared<TrainOptions>();
+  add_dataset_option(app, "DATASET", o->task, "the task: mnist (default) or fashion");
+  add_dataset_option(app, "--dataset", o->dataset, "the data to train on (default: the task's)");
+  app.add_option("--model", o->model, "the model")->check(CLI::IsMember({"mlp", "cnn"}))->capture_default_str();
+  app.add_option("--epochs", o->epochs, "epochs to train")->check(integer_at_least(1))->capture_default_str();
+  app.add_option("--batch", o->batch, "batch size (default: 64 for mlp, 512 for cnn)")->check(integer_at_least(1));
+  app.add_option("--seed", o->seed, "the seed of the initial weights and the shuffle")
+      ->check(integer_at_least(0))
+      ->capture_default_str();
+  app.add_option("--lr", o->lr, "Adam's learning rate")->check(positive_number(1e9))->capture_default_str();
+  app.add_option("--lr-decay", o->lr_decay, "the learning rate's factor per epoch, in (0, 1]")
+      ->check(positive_number(1e9))
+      ->capture_default_str();
+  app.add_option("--steps", o->steps, "stop after K steps (0: every step of every epoch)")
+      ->check(integer_at_least(0))
+      ->type_name("K");
+  app.add_option("--out", o->out, "the weights file (default: runs/DATASET-MODEL-seedS.safetensors); the run "
+                 "record goes beside it as .run.json")->type_name("FILE.safetensors");
+  app.add_option("--checkpoint-every", o->checkpoint_every, "a weights digest in the record every K steps")
+      ->check(integer_at_least(1))
+      ->type_name("K")
+      ->capture_default_str();
+  app.add_option("--log-every", o->log_every, "a progress line every K steps when stderr is not a terminal")
+      ->check(integer_at_least(1))
+      ->type_name("K")
+      ->capture_default_str();
+  app.add_flag("--no-eval", o->no_eval, "skip the test-set evaluation after each epoch");
+  add_data_options(app, o->data);
+  return [o](const Context& ctx) { return train(*o, ctx); };
+}
+
+const Registration command("train",
+                           "train a model; write the weights and FILE.run.json; print the weights and loss-trace "
+                           "SHA-256",
+                           declare);
+
+}  // namespace
 
 }  // namespace maroon::cli

@@ -16,10 +16,15 @@ field() { awk -v k="$1" 'index($0, k) == 1 { print $NF }'; }
 [ -f "$src/data/mnist/train-images-idx3-ubyte" ] || { echo "FAIL: no MNIST: run bash tools/fetch_mnist.sh"; exit 1; }
 
 out=$(MAROON_THREADS=1 "$maroon" train mnist --model mlp --epochs 1 --batch 128 --seed 0 --steps 30 \
-      --checkpoint-every 10 --out "$tmp/a.safetensors" --no-eval)
+      --checkpoint-every 10 --out "$tmp/a.safetensors" --no-eval 2>"$tmp/train.err")
 rc=$?
+cat "$tmp/train.err"
 echo "$out"
 [ $rc -eq 0 ] || fail "train exited $rc"
+# Results on stdout, progress and logs on stderr.
+grep -q "^maroon train: mnist" "$tmp/train.err" || fail "train's log line is not on stderr"
+grep -q "step 30/30" "$tmp/train.err" || fail "train's progress is not on stderr"
+echo "$out" | grep -q "^epoch\|^maroon train" && fail "progress or logs on stdout"
 weights=$(echo "$out" | field "weights sha256")
 trace=$(echo "$out" | field "loss trace sha256")
 echo "cli_mnist_mlp_30_steps $weights"
@@ -35,19 +40,49 @@ echo "$out"
 [ $rc -eq 0 ] && echo "$out" | grep -q "^identical: 30 steps" || fail "verify on 2 threads: rc $rc"
 [ "$(echo "$out" | field "weights sha256")" = "$weights" ] || fail "verify printed another weights digest"
 
-# A record whose 12th loss was changed: verify names step 12.
+# The record's numbers are JSON numbers, and each loss number is exactly the float its bits say.
 /usr/bin/python3 -c '
+import json, struct, sys
+r = json.load(open(sys.argv[1]))
+assert r["format"] == "maroon-run/2" and r["lr"] == 0.001 and r["lr_decay"] == 0.5, r
+assert isinstance(r["train_seconds"], float) and r["test_accuracy"] is None, r
+assert len(r["losses"]) == len(r["losses_f32_bits"]) == 30
+for x, b in zip(r["losses"], r["losses_f32_bits"]):
+    assert struct.pack("<f", x) == struct.pack("<I", int(b, 16)), (x, b)' "$tmp/a.run.json" ||
+  fail "the run record's numbers"
+
+# A record whose 12th loss was changed (number and bits): verify names step 12. Changing only
+# the bits makes a record that says two things: malformed, exit status 2, naming the loss.
+tamper() {  # tamper OUT PYTHON-STATEMENT (on the record r)
+  /usr/bin/python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
-r["losses_f32_bits"][11] = "3f800000"
-json.dump(r, open(sys.argv[2], "w"))' "$tmp/a.run.json" "$tmp/loss.run.json" || fail "could not tamper with loss 12"
+$2
+json.dump(r, open(sys.argv[2], 'w'))" "$tmp/a.run.json" "$1" || fail "could not tamper: $2"
+}
+tamper "$tmp/loss.run.json" 'r["losses_f32_bits"][11] = "3f800000"; r["losses"][11] = 1.0'
 out=$("$maroon" verify "$tmp/loss.run.json")
 rc=$?
 echo "$out"
 [ $rc -eq 1 ] && echo "$out" | grep -q "^differs at step 12: loss" || fail "tampered loss: rc $rc"
+out=$("$maroon" --json verify "$tmp/loss.run.json")
+rc=$?
+echo "$out" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["identical"] is False and j["first_difference"]["step"] == 12, j' && [ $rc -eq 1 ] ||
+  fail "verify --json of the tampered loss: rc $rc"
+tamper "$tmp/bits.run.json" 'r["losses_f32_bits"][11] = "3f800000"'
+err=$("$maroon" verify "$tmp/bits.run.json" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "loss 12 is written .* but its bits are 3f800000" || fail "loss number and bits disagree: rc $rc"
+# A maroon-run/1 record (lr as strings, no loss numbers) still verifies.
+tamper "$tmp/v1.run.json" 'r["format"] = "maroon-run/1"; r["lr"] = "0.001"; r["lr_decay"] = "0.5"; del r["losses"]'
+out=$("$maroon" verify "$tmp/v1.run.json"); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "^identical: 30 steps" || fail "verify of a maroon-run/1 record: rc $rc"
 
 # A record whose weights digest after step 20 was changed: verify names step 20.
-sed 's/\[20, "[0-9a-f]\{8\}/[20, "00000000/' "$tmp/a.run.json" > "$tmp/w.run.json"
+sed 's/\[20,"[0-9a-f]\{8\}/[20,"00000000/' "$tmp/a.run.json" > "$tmp/w.run.json"
 cmp -s "$tmp/a.run.json" "$tmp/w.run.json" && fail "could not tamper with the step-20 checkpoint"
 out=$("$maroon" verify "$tmp/w.run.json")
 rc=$?
@@ -58,6 +93,25 @@ out=$("$maroon" eval "$tmp/a.safetensors")
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] && echo "$out" | grep -q "test accuracy [0-9.]*%" || fail "eval: rc $rc"
+# --json: one JSON document on stdout with numbers as numbers, the same figures as the text.
+correct=$(echo "$out" | sed -n 's|.*: \([0-9]*\)/10000 correct.*|\1|p')
+"$maroon" eval "$tmp/a.safetensors" --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["correct"] == int(sys.argv[1]) and j["total"] == 10000, j
+assert j["test_accuracy"] == round(j["correct"] / 100, 2) and j["model"] == "mlp", j' "$correct" || fail "eval --json"
+"$maroon" --json digest "$tmp/a.safetensors" "$tmp/a.safetensors" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert [d["weights_sha256"] for d in j] == [sys.argv[1]] * 2, j' "$weights" || fail "digest --json"
+
+# Conventions: per-command help on stdout with exit status 0, and one version everywhere.
+out=$("$maroon" train --help); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q -- "--epochs" && echo "$out" | grep -q "Usage: maroon train" || fail "train --help: rc $rc"
+out=$("$maroon" help verify); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "Usage: maroon verify" || fail "help verify: rc $rc"
+out=$("$maroon" --version); rc=$?
+[ $rc -eq 0 ] && [ "$(echo "$out" | head -1)" = "maroon $(cat "$src/VERSION")" ] || fail "--version: rc $rc, '$out'"
 
 # Bad input: exit status 2 and a message, never a signal.
 head -c 100 "$tmp/a.safetensors" > "$tmp/cut.safetensors"
@@ -67,9 +121,17 @@ echo "$err"
 [ $rc -eq 2 ] && echo "$err" | grep -q "runs past the end" || fail "truncated weights: rc $rc"
 err=$("$maroon" train mnist --epochs 0 2>&1); rc=$?
 echo "$err"
-[ $rc -eq 2 ] && echo "$err" | grep -q -- "--epochs needs an integer of at least 1" || fail "--epochs 0: rc $rc"
+[ $rc -eq 2 ] && echo "$err" | grep -q -- "--epochs: needs an integer of at least 1, got '0'" || fail "--epochs 0: rc $rc"
 err=$("$maroon" train mnist --bogus 1 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q "unknown option --bogus" || fail "unknown option: rc $rc"
+err=$("$maroon" train mnist --epoch 2 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "unknown option --epoch (did you mean --epochs?)" || fail "--epoch: rc $rc"
+err=$("$maroon" trian 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "unknown command 'trian' (did you mean train?)" || fail "trian: rc $rc"
+"$maroon" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "maroon without a command: rc $rc"
 err=$("$maroon" verify "$tmp/cut.safetensors" 2>&1); rc=$?
 echo "$err"
 [ $rc -eq 2 ] || fail "verify of a missing record: rc $rc"
@@ -79,7 +141,7 @@ echo "$err"
 
 # Fashion-MNIST trains through the same path.
 if [ -f "$src/data/fashion-mnist/train-images-idx3-ubyte" ]; then
-  out=$("$maroon" train mnist --dataset fashion --steps 3 --out "$tmp/f.safetensors" --no-eval); rc=$?
+  out=$("$maroon" train mnist --dataset fashion --steps 3 --out "$tmp/f.safetensors" --no-eval 2>&1); rc=$?
   [ $rc -eq 0 ] && echo "$out" | grep -q "^maroon train: fashion" || fail "fashion: rc $rc"
 else
   fail "no Fashion-MNIST: run bash tools/fetch_mnist.sh"
