@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     // Built in one statement and realized in the next: a temporary handle still alive at
     // realize() would count as a user of the intermediate and keep it in memory.
     t_chain = std::min(t_chain, seconds([&] {
-      Tensor y = maximum(add(mul(ta, tb), tc), 0.0);
+      Tensor y = prim::maximum(prim::add(prim::mul(ta, tb), tc), 0.0);
       y.realize();
     }));
     t_copy = std::min(t_copy, seconds([&] { std::memcpy(dst.data(), a.data(), n * sizeof(float)); }));

@@ -50,7 +50,7 @@ double time_maroon(int n) {
   bench::SquareOperands<T> m(n);
   const Tensor &ta = m.ta, &tb = m.tb;
   return best_of<T>(reps_for(n), [&] {
-    Tensor y = mul(ta.reshape({n, n, 1}).expand({n, n, n}), tb.reshape({1, n, n}).expand({n, n, n}))
+    Tensor y = prim::mul(ta.reshape({n, n, 1}).expand({n, n, n}), tb.reshape({1, n, n}).expand({n, n, n}))
                    .reduce(ReduceOp::ADD, {1});
     y.realize();
   });

@@ -5,5 +5,6 @@
 #include "maroon/reduce.h"
 #include "maroon/round.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 #include "maroon/nn.h"
 #include "maroon/optim.h"

@@ -1,10 +1,12 @@
-// The Tensor handle and the primitive ops on it.
+// The Tensor handle and tinygrad's Tensor API on it.
 //
 // A Tensor is a node of a lazy graph: building ops computes nothing; realize() (or reading the
-// data) runs the graph. Movement ops are views of their source's buffer, never copies. Binary
-// and ternary ops broadcast (numpy's right-aligned rule) and promote dtypes (tinygrad's lattice;
-// C++ scalars are weak like Python's, so `int8_tensor * 300` stays int8). Every float op rounds
-// in the mode current when it is built (see maroon/round.h); the node keeps that mode.
+// data) runs the graph. Every method decomposes into the primitive builders of
+// maroon/primitives.h (namespace maroon::prim, one graph node each) exactly as tinygrad's does.
+// Movement ops are views of their source's buffer, never copies. Binary and ternary ops
+// broadcast (numpy's right-aligned rule) and promote dtypes (tinygrad's lattice; C++ scalars are
+// weak like Python's, so `int8_tensor * 300` stays int8). Every float op rounds in the mode
+// current when it is built (see maroon/round.h); the node keeps that mode.
 //
 // Bad input throws maroon::Error (ShapeError, DTypeError, IndexError) naming the op and shapes.
 #pragma once
@@ -139,7 +141,7 @@ class Tensor {
   // Whether this tensor reads the same buffer as `other` (movement ops are views).
   bool shares_buffer_with(const Tensor& other) const;
 
-  // ---- unary primitives ----
+  // ---- tinygrad's methods that are one primitive each (prim::exp2(x) etc.) ----
   Tensor exp2() const;
   Tensor log2() const;
   Tensor sin() const;
@@ -149,7 +151,7 @@ class Tensor {
   Tensor cast(DType to) const;
   Tensor bitcast(DType to) const;  // same itemsize; bits unchanged
 
-  // ---- reduction: REDUCE over `axes`, keeping them as size 1 ----
+  // REDUCE over `axes`, keeping them as size 1 (prim::reduce).
   Tensor reduce(ReduceOp op, std::vector<int64_t> axes) const;
 
   // ---- movement (views) ----
@@ -160,8 +162,8 @@ class Tensor {
   Tensor shrink(const Pairs& begin_end) const;
   Tensor flip(const std::vector<int64_t>& axes) const;
 
-  // ======== Tinygrad's Tensor API (src/api/*.cpp). Each method decomposes into the primitives
-  // above exactly as tinygrad's does, so its bits are a function of tinygrad's recipe. ========
+  // ======== The rest of tinygrad's Tensor API (src/api/*.cpp). Each method decomposes into
+  // primitives exactly as tinygrad's does, so its bits are a function of tinygrad's recipe. ========
 
   // ---- autograd (src/api/autograd.cpp) ----
   // The gradient, filled by backward(); nullopt before.
@@ -566,60 +568,6 @@ class FusedScope {
  private:
   bool saved_;
 };
-
-// ---- binary primitives (broadcast + promote) ----
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor maximum(const Tensor& a, const Tensor& b);   // MAX
-Tensor cmplt(const Tensor& a, const Tensor& b);
-Tensor cmpne(const Tensor& a, const Tensor& b);
-Tensor cmpeq(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, const Tensor& b);
-Tensor bitwise_and(const Tensor& a, const Tensor& b);
-Tensor bitwise_or(const Tensor& a, const Tensor& b);
-Tensor bitwise_xor(const Tensor& a, const Tensor& b);
-Tensor shl(const Tensor& a, const Tensor& b);
-Tensor shr(const Tensor& a, const Tensor& b);
-Tensor cdiv(const Tensor& a, const Tensor& b);
-Tensor cmod(const Tensor& a, const Tensor& b);
-Tensor floordiv(const Tensor& a, const Tensor& b);
-Tensor floormod(const Tensor& a, const Tensor& b);
-// The same with a weak scalar on either side.
-#define MAROON_SCALAR_OVERLOADS(fn)                 \
-  Tensor fn(const Tensor& a, Scalar b);             \
-  Tensor fn(Scalar a, const Tensor& b);
-MAROON_SCALAR_OVERLOADS(add)
-MAROON_SCALAR_OVERLOADS(mul)
-MAROON_SCALAR_OVERLOADS(maximum)
-MAROON_SCALAR_OVERLOADS(cmplt)
-MAROON_SCALAR_OVERLOADS(cmpne)
-MAROON_SCALAR_OVERLOADS(cmpeq)
-MAROON_SCALAR_OVERLOADS(pow)
-MAROON_SCALAR_OVERLOADS(bitwise_and)
-MAROON_SCALAR_OVERLOADS(bitwise_or)
-MAROON_SCALAR_OVERLOADS(bitwise_xor)
-MAROON_SCALAR_OVERLOADS(shl)
-MAROON_SCALAR_OVERLOADS(shr)
-MAROON_SCALAR_OVERLOADS(cdiv)
-MAROON_SCALAR_OVERLOADS(cmod)
-MAROON_SCALAR_OVERLOADS(floordiv)
-MAROON_SCALAR_OVERLOADS(floormod)
-#undef MAROON_SCALAR_OVERLOADS
-
-// ---- ternary primitives ----
-// WHERE: the condition must be bool; a and b broadcast and promote.
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
-Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
-Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
-// MULACC: a*b+c with one rounding (a fused multiply-add; wraps for integers).
-Tensor mulacc(const Tensor& a, const Tensor& b, const Tensor& c);
-
-// ---- the fused reduction ----
-// REDUCE_MULACC: for each output, acc = +0 then acc = MULACC(a[i], b[i], acc) over the reduced
-// axes in row-major order (one rounding per step). a and b are promoted to one float dtype and
-// broadcast right-aligned (size-1 axes stretch, without EXPAND nodes); `axes` index the broadcast
-// shape and stay as size 1. DTypeError for non-float dtypes, ShapeError for shapes that differ.
-Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes);
 
 template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
 template <> constexpr DType dtype_of<int8_t>() { return DType::Int8; }

@@ -6,6 +6,7 @@
 #include "core/graph.h"
 #include "maroon/tensor.h"
 #include "ref/scalar.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -106,7 +107,7 @@ Tensor& Tensor::backward(std::optional<Tensor> gradient) {
       need[i]->grad = gs[i].st_;
     } else {
       Tensor old(need[i]->grad->node);
-      need[i]->grad->node = maroon::add(old, gs[i]).node();
+      need[i]->grad->node = prim::add(old, gs[i]).node();
     }
   }
   return *this;

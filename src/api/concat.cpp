@@ -1,6 +1,7 @@
 // split, chunk, stack and cat (tinygrad's mixin/movement.py and mixin/op.py).
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -72,7 +73,7 @@ Tensor Tensor::stack_all(const std::vector<Tensor>& ts, int64_t dim) {
     Pairs mp(one.size(), {0, 0});
     mp[0] = {i, n - 1 - i};
     Tensor mask = api::filled(ms, true, DType::Bool).pad(mp);
-    out = maroon::where(mask, slot, out);
+    out = prim::where(mask, slot, out);
   }
   if (dim == 0) return out;
   std::vector<int64_t> order;
@@ -110,7 +111,7 @@ Tensor Tensor::cat_all(const std::vector<Tensor>& ts, int64_t dim) {
     Pairs p(ts[i].ndim(), {0, 0});
     p[dim] = {cum[i], cum.back() - cum[i + 1]};
     Tensor padded = ts[i].pad(p);
-    out = out ? (ts[0].dtype() == DType::Bool ? maroon::bitwise_or(*out, padded) : maroon::add(*out, padded)) : padded;
+    out = out ? (ts[0].dtype() == DType::Bool ? prim::bitwise_or(*out, padded) : prim::add(*out, padded)) : padded;
   }
   return *out;
 }

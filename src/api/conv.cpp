@@ -3,6 +3,7 @@
 
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -82,7 +83,7 @@ Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t 
   Shape out{bs, cout};
   out.insert(out.end(), oyx.begin(), oyx.end());
   const DType res = concrete(least_upper_dtype(x.dtype(), weight.dtype()));
-  Tensor ret = fuse ? fused_reduce(x.cast(sum_acc_dtype(res)), weight.reshape(wr).cast(sum_acc_dtype(res)), axes)
+  Tensor ret = fuse ? prim::fused_reduce(x.cast(sum_acc_dtype(res)), weight.reshape(wr).cast(sum_acc_dtype(res)), axes)
                           .reshape(out).cast(res)
                     : (x * weight.reshape(wr)).sum(Axis(axes), true).reshape(out);
   if (!bias) return ret;
@@ -196,7 +197,7 @@ std::pair<Tensor, Tensor> Tensor::max_pool2d_with_indices(std::vector<int64_t> k
   Tensor ip = api::pad_constant(idx, spatial_pads(idx.ndim(), flat_to_grouped(pads)), api::dtype_min(idx.dtype()))
                   .pool(k, per_axis(stride, k.size()), per_axis(dilation, k.size()));
   Tensor sel = m * ip;
-  return {pooled.max(Axis(axes)), maroon::add(sel.max(Axis(axes)).neg(), sz)};
+  return {pooled.max(Axis(axes)), prim::add(sel.max(Axis(axes)).neg(), sz)};
 }
 
 Tensor Tensor::max_unpool2d(const Tensor& indices, std::vector<int64_t> k, std::vector<int64_t> stride,

@@ -4,6 +4,7 @@
 #include "core/fpenv.h"
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -93,14 +94,14 @@ Tensor Tensor::clone() const {
 Tensor Tensor::usum(const std::vector<Tensor>& ts) {
   if (ts.empty()) throw ShapeError("[usum] needs at least one tensor");
   Tensor r = ts[0];
-  for (size_t i = 1; i < ts.size(); ++i) r = r.dtype() == DType::Bool ? maroon::bitwise_or(r, ts[i]) : r + ts[i];
+  for (size_t i = 1; i < ts.size(); ++i) r = r.dtype() == DType::Bool ? prim::bitwise_or(r, ts[i]) : r + ts[i];
   return r;
 }
 
 Tensor Tensor::uprod(const std::vector<Tensor>& ts) {
   if (ts.empty()) throw ShapeError("[uprod] needs at least one tensor");
   Tensor r = ts[0];
-  for (size_t i = 1; i < ts.size(); ++i) r = r.dtype() == DType::Bool ? maroon::bitwise_and(r, ts[i]) : r * ts[i];
+  for (size_t i = 1; i < ts.size(); ++i) r = r.dtype() == DType::Bool ? prim::bitwise_and(r, ts[i]) : r * ts[i];
   return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -18,7 +19,7 @@ Tensor Tensor::newton_schulz(int64_t steps, const std::vector<double>& params, d
     for (size_t i = 0; i < params.size(); ++i) {
       Tensor x = G;
       for (size_t k = 0; k < i; ++k) x = G.matmul(G.transpose(-2, -1)).matmul(x);
-      Tensor term = maroon::mul(params[i], x);
+      Tensor term = prim::mul(params[i], x);
       acc = acc ? *acc + term : term;
     }
     G = *acc;

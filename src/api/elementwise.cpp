@@ -4,6 +4,7 @@
 
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -61,21 +62,21 @@ Scalar negate(Scalar s) {
 
 Tensor Tensor::neg() const {
   if (dtype() == DType::Bool) return logical_not();
-  return maroon::mul(*this, -1);
+  return prim::mul(*this, -1);
 }
-Tensor Tensor::add(const Tensor& x) const { return maroon::add(*this, x); }
-Tensor Tensor::add(Scalar x) const { return maroon::add(*this, x); }
+Tensor Tensor::add(const Tensor& x) const { return prim::add(*this, x); }
+Tensor Tensor::add(Scalar x) const { return prim::add(*this, x); }
 Tensor Tensor::sub(const Tensor& x) const {
   // Promote first so that -b happens in the common dtype, as tinygrad's _broadcasted does.
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
-  return maroon::add(cast(d), x.cast(d).neg());
+  return prim::add(cast(d), x.cast(d).neg());
 }
 Tensor Tensor::sub(Scalar x) const {
   if (x.kind == Scalar::Kind::Bool) return sub(scalar_for(*this, x));
-  return maroon::add(*this, negate(x));
+  return prim::add(*this, negate(x));
 }
-Tensor Tensor::mul(const Tensor& x) const { return maroon::mul(*this, x); }
-Tensor Tensor::mul(Scalar x) const { return maroon::mul(*this, x); }
+Tensor Tensor::mul(const Tensor& x) const { return prim::mul(*this, x); }
+Tensor Tensor::mul(Scalar x) const { return prim::mul(*this, x); }
 
 Tensor Tensor::div(const Tensor& x, const std::string& mode) const {
   if (mode != "" && mode != "trunc" && mode != "floor")
@@ -83,14 +84,14 @@ Tensor Tensor::div(const Tensor& x, const std::string& mode) const {
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
   Tensor a = cast(d), b = x.cast(d);
   if (is_int(d)) {
-    if (mode == "trunc") return cdiv(a, b);
-    if (mode == "floor") return floordiv(a, b);
+    if (mode == "trunc") return prim::cdiv(a, b);
+    if (mode == "floor") return prim::floordiv(a, b);
   }
   if (!is_float(d)) {
     a = a.cast(DType::Float32);
     b = b.cast(DType::Float32);
   }
-  Tensor q = maroon::mul(a, b.reciprocal());
+  Tensor q = prim::mul(a, b.reciprocal());
   if (mode == "trunc") return q.trunc();
   if (mode == "floor") return q.floor();
   return q;
@@ -101,73 +102,73 @@ Tensor Tensor::div(Scalar x, const std::string& mode) const {
 
 Tensor Tensor::mod(const Tensor& x) const {
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
-  if (is_int(d)) return floormod(cast(d), x.cast(d));
+  if (is_int(d)) return prim::floormod(cast(d), x.cast(d));
   return sub(div(x, "floor").mul(x));
 }
 Tensor Tensor::fmod(const Tensor& x) const {
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
-  if (is_int(d)) return cmod(cast(d), x.cast(d));
+  if (is_int(d)) return prim::cmod(cast(d), x.cast(d));
   return sub(div(x, "trunc").mul(x));
 }
 
-Tensor Tensor::pow(const Tensor& x) const { return maroon::pow(*this, x); }
+Tensor Tensor::pow(const Tensor& x) const { return prim::pow(*this, x); }
 Tensor Tensor::pow(Scalar x) const {
   if (!is_float(concrete(least_upper_dtype(dtype(), x.weak_dtype()))) &&
       !(x.kind == Scalar::Kind::Int && x.i >= 0))
     throw DTypeError("[pow] base needs to be float, not " + api::dt(dtype()));
-  return maroon::pow(*this, x);
+  return prim::pow(*this, x);
 }
 
-Tensor Tensor::maximum(const Tensor& x) const { return maroon::maximum(*this, x); }
-Tensor Tensor::maximum(Scalar x) const { return maroon::maximum(*this, x); }
+Tensor Tensor::maximum(const Tensor& x) const { return prim::maximum(*this, x); }
+Tensor Tensor::maximum(Scalar x) const { return prim::maximum(*this, x); }
 Tensor Tensor::minimum(const Tensor& x) const {
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
   Tensor t = cast(d), y = x.cast(d);
   // Floats: -max(-t, -y); ints: flip the order with xor so max picks the minimum.
-  if (is_float(d)) return maroon::maximum(t.neg(), y.neg()).neg();
+  if (is_float(d)) return prim::maximum(t.neg(), y.neg()).neg();
   Scalar lo = api::dtype_min(d), hi = api::dtype_max(d);
   Scalar k(lo.i + hi.i);
-  if (d == DType::Bool) return maroon::bitwise_and(t, y);
-  return maroon::bitwise_xor(maroon::maximum(maroon::bitwise_xor(t, k), maroon::bitwise_xor(y, k)), k);
+  if (d == DType::Bool) return prim::bitwise_and(t, y);
+  return prim::bitwise_xor(prim::maximum(prim::bitwise_xor(t, k), prim::bitwise_xor(y, k)), k);
 }
 Tensor Tensor::minimum(Scalar x) const { return minimum(scalar_for(*this, x)); }
 
-Tensor Tensor::where(const Tensor& x, const Tensor& y) const { return maroon::where(*this, x, y); }
-Tensor Tensor::where(const Tensor& x, Scalar y) const { return maroon::where(*this, x, y); }
-Tensor Tensor::where(Scalar x, const Tensor& y) const { return maroon::where(*this, x, y); }
+Tensor Tensor::where(const Tensor& x, const Tensor& y) const { return prim::where(*this, x, y); }
+Tensor Tensor::where(const Tensor& x, Scalar y) const { return prim::where(*this, x, y); }
+Tensor Tensor::where(Scalar x, const Tensor& y) const { return prim::where(*this, x, y); }
 Tensor Tensor::where(Scalar x, Scalar y) const {
   Tensor tx = Tensor::full({}, x);
-  return maroon::where(*this, tx, y);
+  return prim::where(*this, tx, y);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return mask.where(value, *this); }
 
 // ---- comparisons: eq is NOT(ne), ge is NOT(lt), gt is lt reversed ----
-Tensor Tensor::lt(const Tensor& x) const { return cmplt(*this, x); }
-Tensor Tensor::lt(Scalar x) const { return cmplt(*this, x); }
-Tensor Tensor::gt(const Tensor& x) const { return cmplt(x, *this); }
-Tensor Tensor::gt(Scalar x) const { return cmplt(x, *this); }
+Tensor Tensor::lt(const Tensor& x) const { return prim::cmplt(*this, x); }
+Tensor Tensor::lt(Scalar x) const { return prim::cmplt(*this, x); }
+Tensor Tensor::gt(const Tensor& x) const { return prim::cmplt(x, *this); }
+Tensor Tensor::gt(Scalar x) const { return prim::cmplt(x, *this); }
 Tensor Tensor::ge(const Tensor& x) const { return lt(x).logical_not(); }
 Tensor Tensor::ge(Scalar x) const { return lt(x).logical_not(); }
 Tensor Tensor::le(const Tensor& x) const { return gt(x).logical_not(); }
 Tensor Tensor::le(Scalar x) const { return gt(x).logical_not(); }
-Tensor Tensor::ne(const Tensor& x) const { return cmpne(*this, x); }
-Tensor Tensor::ne(Scalar x) const { return cmpne(*this, x); }
+Tensor Tensor::ne(const Tensor& x) const { return prim::cmpne(*this, x); }
+Tensor Tensor::ne(Scalar x) const { return prim::cmpne(*this, x); }
 Tensor Tensor::eq(const Tensor& x) const { return ne(x).logical_not(); }
 Tensor Tensor::eq(Scalar x) const { return ne(x).logical_not(); }
-Tensor Tensor::logical_not() const { return cmpne(cast(DType::Bool), true); }
+Tensor Tensor::logical_not() const { return prim::cmpne(cast(DType::Bool), true); }
 
-Tensor Tensor::bitwise_and(const Tensor& x) const { return maroon::bitwise_and(*this, x); }
-Tensor Tensor::bitwise_or(const Tensor& x) const { return maroon::bitwise_or(*this, x); }
-Tensor Tensor::bitwise_xor(const Tensor& x) const { return maroon::bitwise_xor(*this, x); }
+Tensor Tensor::bitwise_and(const Tensor& x) const { return prim::bitwise_and(*this, x); }
+Tensor Tensor::bitwise_or(const Tensor& x) const { return prim::bitwise_or(*this, x); }
+Tensor Tensor::bitwise_xor(const Tensor& x) const { return prim::bitwise_xor(*this, x); }
 Tensor Tensor::bitwise_not() const {
   if (dtype() == DType::Bool) return logical_not();
-  return is_unsigned(dtype()) ? maroon::bitwise_xor(*this, api::dtype_max(dtype()))
-                              : maroon::bitwise_xor(*this, -1);
+  return is_unsigned(dtype()) ? prim::bitwise_xor(*this, api::dtype_max(dtype()))
+                              : prim::bitwise_xor(*this, -1);
 }
-Tensor Tensor::lshift(const Tensor& x) const { return shl(*this, x); }
-Tensor Tensor::lshift(Scalar x) const { return shl(*this, x); }
-Tensor Tensor::rshift(const Tensor& x) const { return shr(*this, x); }
-Tensor Tensor::rshift(Scalar x) const { return shr(*this, x); }
+Tensor Tensor::lshift(const Tensor& x) const { return prim::shl(*this, x); }
+Tensor Tensor::lshift(Scalar x) const { return prim::shl(*this, x); }
+Tensor Tensor::rshift(const Tensor& x) const { return prim::shr(*this, x); }
+Tensor Tensor::rshift(Scalar x) const { return prim::shr(*this, x); }
 
 // ---- transcendental compositions ----
 // Their constants, evaluated by the compiler (constexpr), never at run time in the caller's
@@ -180,32 +181,32 @@ Tensor Tensor::exp() const {
   Tensor x = cast(api::least_upper_float(dtype()));
   DType out = x.dtype();
   DType work = concrete(least_upper_dtype(out, DType::Float32));
-  return maroon::mul(x.cast(work), kInvLn2).exp2().cast(out);
+  return prim::mul(x.cast(work), kInvLn2).exp2().cast(out);
 }
 // tinygrad's LOG2/SQRT/SIN/EXP2/RECIPROCAL take an integer input to float32 implicitly; Maroon's
 // primitives require floats, so the compositions built on them convert first (same result).
 namespace {
 Tensor as_float(const Tensor& x) { return x.cast(api::least_upper_float(x.dtype())); }
 }  // namespace
-Tensor Tensor::log() const { return maroon::mul(as_float(*this).log2(), std::numbers::ln2); }
-Tensor Tensor::log10() const { return maroon::mul(as_float(*this).log2(), kLog10Of2); }
+Tensor Tensor::log() const { return prim::mul(as_float(*this).log2(), std::numbers::ln2); }
+Tensor Tensor::log10() const { return prim::mul(as_float(*this).log2(), kLog10Of2); }
 Tensor Tensor::rsqrt() const { return as_float(*this).sqrt().reciprocal(); }
 Tensor Tensor::cos() const {
   Tensor x = cast(api::least_upper_float(dtype()));
   DType out = x.dtype();
   DType work = concrete(least_upper_dtype(out, DType::Float32));
   Tensor w = x.cast(work);
-  return maroon::add(Tensor::full({}, std::numbers::pi / 2, work), w.neg()).sin().cast(out);
+  return prim::add(Tensor::full({}, std::numbers::pi / 2, work), w.neg()).sin().cast(out);
 }
 Tensor Tensor::tan() const { return as_float(*this).sin().div(cos()); }
-Tensor Tensor::square() const { return maroon::mul(*this, *this); }
+Tensor Tensor::square() const { return prim::mul(*this, *this); }
 Tensor Tensor::sign() const {
   return ne(0).where(lt(0).where(const_like(-1), const_like(1)), const_like(0));
 }
-Tensor Tensor::abs() const { return maroon::mul(*this, sign()); }
+Tensor Tensor::abs() const { return prim::mul(*this, sign()); }
 Tensor Tensor::ceil() const {
   Tensor b = trunc();
-  return gt(b).where(maroon::add(b, 1), b);
+  return gt(b).where(prim::add(b, 1), b);
 }
 Tensor Tensor::floor() const {
   Tensor b = trunc();
@@ -214,7 +215,7 @@ Tensor Tensor::floor() const {
 Tensor Tensor::round() const {
   // Half to even: (x > 0) == (trunc(x)/2 is an integer) picks ceil(x-0.5) or floor(x+0.5).
   Tensor b = trunc().div(2.0);
-  return gt(0).eq(b.trunc().eq(b)).where(sub(0.5).ceil(), maroon::add(*this, 0.5).floor());
+  return gt(0).eq(b.trunc().eq(b)).where(sub(0.5).ceil(), prim::add(*this, 0.5).floor());
 }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   if (!lo && !hi) throw ShapeError("[clamp] at least one of min_ or max_ must be given");
@@ -225,88 +226,88 @@ Tensor Tensor::clip(std::optional<Scalar> lo, std::optional<Scalar> hi) const { 
 
 Tensor Tensor::relu() const { return gt(0).where(*this, 0); }
 Tensor Tensor::relu6() const { return relu().sub(sub(6).relu()); }
-Tensor Tensor::leaky_relu(double s) const { return lt(0).where(maroon::mul(s, *this), *this); }
+Tensor Tensor::leaky_relu(double s) const { return lt(0).where(prim::mul(s, *this), *this); }
 Tensor Tensor::elu(double alpha) const {
-  return relu().sub(maroon::mul(alpha, maroon::add(1, exp().neg()).relu()));
+  return relu().sub(prim::mul(alpha, prim::add(1, exp().neg()).relu()));
 }
 Tensor Tensor::celu(double alpha) const {
-  return maximum(0).add(maroon::mul(alpha, div(alpha).exp().sub(1)).minimum(0));
+  return maximum(0).add(prim::mul(alpha, div(alpha).exp().sub(1)).minimum(0));
 }
 Tensor Tensor::selu(double alpha, double gamma) const {
-  return maroon::mul(gamma, ge(0).where(*this, maroon::mul(alpha, exp().sub(1))));
+  return prim::mul(gamma, ge(0).where(*this, prim::mul(alpha, exp().sub(1))));
 }
 Tensor Tensor::sigmoid() const {
-  return maroon::add(1, maroon::mul(*this, -kInvLn2).exp2()).reciprocal();
+  return prim::add(1, prim::mul(*this, -kInvLn2).exp2()).reciprocal();
 }
 Tensor Tensor::hardsigmoid(double alpha, double beta) const {
-  Tensor a = maroon::add(maroon::mul(alpha, *this), beta);
+  Tensor a = prim::add(prim::mul(alpha, *this), beta);
   return a.relu().sub(a.sub(1).relu());
 }
 Tensor Tensor::logsigmoid() const { return neg().softplus().neg(); }
 Tensor Tensor::tanh() const {
-  return maroon::mul(2.0, maroon::mul(2.0, *this).sigmoid()).sub(1.0);
+  return prim::mul(2.0, prim::mul(2.0, *this).sigmoid()).sub(1.0);
 }
 Tensor Tensor::hardtanh(double lo, double hi) const { return clip(lo, hi); }
 Tensor Tensor::gelu(const std::string& approximate) const {
   if (approximate == "tanh") {
-    Tensor inner = maroon::add(*this, maroon::mul(0.044715, pow(3)));
-    Tensor t = maroon::mul(kSqrt2OverPi, inner).tanh();
-    return maroon::mul(maroon::mul(0.5, *this), maroon::add(1, t));
+    Tensor inner = prim::add(*this, prim::mul(0.044715, pow(3)));
+    Tensor t = prim::mul(kSqrt2OverPi, inner).tanh();
+    return prim::mul(prim::mul(0.5, *this), prim::add(1, t));
   }
   if (approximate == "none")
-    return maroon::mul(maroon::mul(*this, 0.5), maroon::add(1.0, div(std::numbers::sqrt2).erf()));
+    return prim::mul(prim::mul(*this, 0.5), prim::add(1.0, div(std::numbers::sqrt2).erf()));
   throw ShapeError("[gelu] approximate='" + approximate + "' is not supported");
 }
-Tensor Tensor::quick_gelu() const { return maroon::mul(*this, maroon::mul(*this, 1.702).sigmoid()); }
-Tensor Tensor::swish() const { return maroon::mul(*this, sigmoid()); }
+Tensor Tensor::quick_gelu() const { return prim::mul(*this, prim::mul(*this, 1.702).sigmoid()); }
+Tensor Tensor::swish() const { return prim::mul(*this, sigmoid()); }
 Tensor Tensor::silu() const { return swish(); }
 Tensor Tensor::hardswish() const {
-  return maroon::mul(maroon::mul(*this, maroon::add(*this, 3).relu6()), 1.0 / 6);
+  return prim::mul(prim::mul(*this, prim::add(*this, 3).relu6()), 1.0 / 6);
 }
 Tensor Tensor::softplus(double beta) const {
-  return maroon::mul(1 / beta, maroon::mul(*this, beta).logaddexp(0.0));
+  return prim::mul(1 / beta, prim::mul(*this, beta).logaddexp(0.0));
 }
-Tensor Tensor::mish() const { return maroon::mul(*this, softplus().tanh()); }
-Tensor Tensor::softsign() const { return div(maroon::add(1, abs())); }
+Tensor Tensor::mish() const { return prim::mul(*this, softplus().tanh()); }
+Tensor Tensor::softsign() const { return div(prim::add(1, abs())); }
 Tensor Tensor::erf() const {
   // Abramowitz-Stegun 7.1.26, as tinygrad. polyN folds from 0.0 (0*t + c0 is exactly c0).
-  Tensor t = maroon::add(1.0, maroon::mul(0.3275911, abs())).reciprocal();
+  Tensor t = prim::add(1.0, prim::mul(0.3275911, abs())).reciprocal();
   const double c[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592};
   Tensor p = api::filled(t.shape(), c[0], t.dtype());
-  for (int i = 1; i < 5; ++i) p = maroon::add(maroon::mul(p, t), c[i]);
-  Tensor tail = maroon::mul(maroon::mul(t, p), square().neg().exp());
-  return maroon::mul(sign(), maroon::add(1.0, tail.neg()));
+  for (int i = 1; i < 5; ++i) p = prim::add(prim::mul(p, t), c[i]);
+  Tensor tail = prim::mul(prim::mul(t, p), square().neg().exp());
+  return prim::mul(sign(), prim::add(1.0, tail.neg()));
 }
 Tensor Tensor::sinh() const { return exp().sub(neg().exp()).div(2); }
-Tensor Tensor::cosh() const { return maroon::add(exp(), neg().exp()).div(2); }
+Tensor Tensor::cosh() const { return prim::add(exp(), neg().exp()).div(2); }
 Tensor Tensor::atanh() const {
-  return maroon::add(1, *this).div(maroon::add(1, neg())).log().div(2);
+  return prim::add(1, *this).div(prim::add(1, neg())).log().div(2);
 }
-Tensor Tensor::asinh() const { return maroon::add(*this, maroon::add(square(), 1).sqrt()).log(); }
-Tensor Tensor::acosh() const { return maroon::add(*this, square().sub(1).sqrt()).log(); }
+Tensor Tensor::asinh() const { return prim::add(*this, prim::add(square(), 1).sqrt()).log(); }
+Tensor Tensor::acosh() const { return prim::add(*this, square().sub(1).sqrt()).log(); }
 Tensor Tensor::logaddexp(const Tensor& x) const {
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
   Tensor a = cast(d), b = x.cast(d);
   Tensor m = a.maximum(b);
-  return maroon::add(maroon::add(a.sub(m).exp(), b.sub(m).exp()).log(), m);
+  return prim::add(prim::add(a.sub(m).exp(), b.sub(m).exp()).log(), m);
 }
 Tensor Tensor::logaddexp(Scalar x) const { return logaddexp(scalar_for(*this, x)); }
 Tensor Tensor::copysign(const Tensor& x) const {
   Tensor mag = abs();
-  return maroon::bitwise_or(x.lt(0), x.reciprocal().lt(0)).where(mag.neg(), mag);
+  return prim::bitwise_or(x.lt(0), x.reciprocal().lt(0)).where(mag.neg(), mag);
 }
 Tensor Tensor::lerp(const Tensor& end, const Tensor& w) const {
-  return maroon::add(*this, maroon::mul(end.sub(*this), w));
+  return prim::add(*this, prim::mul(end.sub(*this), w));
 }
 Tensor Tensor::lerp(const Tensor& end, Scalar w) const {
-  return maroon::add(*this, maroon::mul(end.sub(*this), w));
+  return prim::add(*this, prim::mul(end.sub(*this), w));
 }
 Tensor Tensor::isnan() const { return ne(*this); }
 Tensor Tensor::isinf(bool pos, bool neg_) const {
-  Tensor a = maroon::mul(eq(INFINITY), pos), b = maroon::mul(eq(-INFINITY), neg_);
-  return maroon::add(a, b);
+  Tensor a = prim::mul(eq(INFINITY), pos), b = prim::mul(eq(-INFINITY), neg_);
+  return prim::add(a, b);
 }
-Tensor Tensor::isfinite() const { return maroon::bitwise_or(isinf(), isnan()).logical_not(); }
+Tensor Tensor::isfinite() const { return prim::bitwise_or(isinf(), isnan()).logical_not(); }
 
 // ---- operators ----
 Tensor operator-(const Tensor& a) { return a.neg(); }
@@ -315,14 +316,14 @@ Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
   Tensor operator sym(const Tensor& a, const Tensor& b) { return expr_tt; }        \
   Tensor operator sym(const Tensor& a, Scalar b) { return expr_ts; }               \
   Tensor operator sym(Scalar a, const Tensor& b) { return expr_st; }
-MAROON_OPERATOR(+, a.add(b), a.add(b), maroon::add(a, b))
+MAROON_OPERATOR(+, a.add(b), a.add(b), prim::add(a, b))
 MAROON_OPERATOR(-, a.sub(b), a.sub(b), scalar_for(b, a).sub(b))
-MAROON_OPERATOR(*, a.mul(b), a.mul(b), maroon::mul(a, b))
+MAROON_OPERATOR(*, a.mul(b), a.mul(b), prim::mul(a, b))
 MAROON_OPERATOR(/, a.div(b), a.div(b), scalar_for(b, a).div(b))
 MAROON_OPERATOR(%, a.mod(b), a.mod(scalar_for(a, b)), scalar_for(b, a).mod(b))
-MAROON_OPERATOR(&, a.bitwise_and(b), maroon::bitwise_and(a, b), maroon::bitwise_and(a, b))
-MAROON_OPERATOR(|, a.bitwise_or(b), maroon::bitwise_or(a, b), maroon::bitwise_or(a, b))
-MAROON_OPERATOR(^, a.bitwise_xor(b), maroon::bitwise_xor(a, b), maroon::bitwise_xor(a, b))
+MAROON_OPERATOR(&, a.bitwise_and(b), prim::bitwise_and(a, b), prim::bitwise_and(a, b))
+MAROON_OPERATOR(|, a.bitwise_or(b), prim::bitwise_or(a, b), prim::bitwise_or(a, b))
+MAROON_OPERATOR(^, a.bitwise_xor(b), prim::bitwise_xor(a, b), prim::bitwise_xor(a, b))
 MAROON_OPERATOR(<, a.lt(b), a.lt(b), b.gt(a))
 MAROON_OPERATOR(>, a.gt(b), a.gt(b), b.lt(a))
 MAROON_OPERATOR(<=, a.le(b), a.le(b), b.ge(a))
@@ -341,20 +342,20 @@ Tensor Tensor::asin() const {
                       -0.0501743046, 0.0889789874, -0.2145988016, 1.570796305};
   Tensor a = abs();
   Tensor p = api::filled(a.shape(), c[0], a.dtype());
-  for (int i = 1; i < 8; ++i) p = maroon::add(maroon::mul(p, a), c[i]);
-  Tensor x = maroon::add(std::numbers::pi / 2, maroon::mul(maroon::add(1.0, a.neg()).sqrt(), p).neg());
-  return maroon::mul(sign(), x);
+  for (int i = 1; i < 8; ++i) p = prim::add(prim::mul(p, a), c[i]);
+  Tensor x = prim::add(std::numbers::pi / 2, prim::mul(prim::add(1.0, a.neg()).sqrt(), p).neg());
+  return prim::mul(sign(), x);
 }
-Tensor Tensor::acos() const { return maroon::add(std::numbers::pi / 2, asin().neg()); }
-Tensor Tensor::atan() const { return div(maroon::add(1, maroon::mul(*this, *this)).sqrt()).asin(); }
+Tensor Tensor::acos() const { return prim::add(std::numbers::pi / 2, asin().neg()); }
+Tensor Tensor::atan() const { return div(prim::add(1, prim::mul(*this, *this)).sqrt()).asin(); }
 
 Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
-  Tensor finite_close = maroon::bitwise_and(
-      maroon::bitwise_and(isfinite(), other.isfinite()),
-      sub(other).abs().le(maroon::add(atol, maroon::mul(rtol, other.abs()))));
-  Tensor inf_close = maroon::bitwise_and(maroon::bitwise_or(isinf(), other.isinf()), eq(other));
-  Tensor nan_close = maroon::bitwise_and(maroon::bitwise_and(isnan(), other.isnan()), equal_nan);
-  return maroon::bitwise_or(maroon::bitwise_or(finite_close, inf_close), nan_close);
+  Tensor finite_close = prim::bitwise_and(
+      prim::bitwise_and(isfinite(), other.isfinite()),
+      sub(other).abs().le(prim::add(atol, prim::mul(rtol, other.abs()))));
+  Tensor inf_close = prim::bitwise_and(prim::bitwise_or(isinf(), other.isinf()), eq(other));
+  Tensor nan_close = prim::bitwise_and(prim::bitwise_and(isnan(), other.isnan()), equal_nan);
+  return prim::bitwise_or(prim::bitwise_or(finite_close, inf_close), nan_close);
 }
 Tensor Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
   return isclose(other, rtol, atol, equal_nan).all();

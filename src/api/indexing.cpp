@@ -1,6 +1,7 @@
 // Indexing (tinygrad's _getitem), gather and one_hot.
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -169,7 +170,7 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
     ts.insert(ts.end(), x.ndim() - dims[0], 1);
     Tensor i = tensors[j].reshape(ts).expand_to(pre_reduce);
     Tensor m = i.one_hot_along_dim(x.shape()[dims[j]], dims[j] - x.ndim());
-    mask = mask ? maroon::bitwise_and(*mask, m) : m;
+    mask = mask ? prim::bitwise_and(*mask, m) : m;
   }
   Shape ra(x.shape().begin(), x.shape().begin() + dims[0]);
   ra.insert(ra.end(), big.size(), 1);

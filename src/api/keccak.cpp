@@ -3,6 +3,7 @@
 // Maroon's BITCAST primitive keeps the item size.
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -56,25 +57,25 @@ Tensor Tensor::keccak(const std::string& cfg) const {
   for (auto [l, v] : mb)
     if (l > 0) parts.push_back(api::filled({l}, v, DType::UInt8));
   Tensor pad_mask = Tensor::cat_all(parts).unsqueeze(0);
-  data = bytes_as(maroon::bitwise_xor(data.flatten(1), pad_mask), DType::UInt64, {bs, blocks, 25});
+  data = bytes_as(prim::bitwise_xor(data.flatten(1), pad_mask), DType::UInt64, {bs, blocks, 25});
   Tensor state = zeros({bs, 25}, DType::UInt64);
   for (int64_t k = 0; k < blocks; ++k) {
-    state = maroon::bitwise_xor(state, data[{Index(slice()), Index(k)}]);
+    state = prim::bitwise_xor(state, data[{Index(slice()), Index(k)}]);
     for (int i = 0; i < 24; ++i) {
       Tensor p = state.reshape({bs, 5, 5}).transpose(2, 1);
       auto col = [&](int64_t c) { return p[{Index(slice()), Index(slice()), Index(c)}]; };
-      Tensor t1 = maroon::bitwise_xor(
-          maroon::bitwise_xor(maroon::bitwise_xor(maroon::bitwise_xor(col(0), col(1)), col(2)), col(3)), col(4));
+      Tensor t1 = prim::bitwise_xor(
+          prim::bitwise_xor(prim::bitwise_xor(prim::bitwise_xor(col(0), col(1)), col(2)), col(3)), col(4));
       t1 = t1.roll({-1}, {1});
-      Tensor d = maroon::bitwise_xor(t1.roll({2}, {1}), maroon::bitwise_xor(t1 << 1, t1 >> 63));
-      state = maroon::bitwise_xor(state, d.unsqueeze(2).expand_to({bs, 5, 5}).transpose(2, 1).flatten(1));
+      Tensor d = prim::bitwise_xor(t1.roll({2}, {1}), prim::bitwise_xor(t1 << 1, t1 >> 63));
+      state = prim::bitwise_xor(state, d.unsqueeze(2).expand_to({bs, 5, 5}).transpose(2, 1).flatten(1));
       state = state[{Index(slice()), Index(reorder)}];
       // Rotations: x * 2^r | x // 2^(64-r).
-      state = maroon::bitwise_or(state * rot_v0, state.div(rot_v1, "floor")).reshape({bs, 5, 5});
-      state = maroon::bitwise_xor(state, maroon::bitwise_and(state.roll({-1}, {2}).bitwise_not(), state.roll({-2}, {2})));
+      state = prim::bitwise_or(state * rot_v0, state.div(rot_v1, "floor")).reshape({bs, 5, 5});
+      state = prim::bitwise_xor(state, prim::bitwise_and(state.roll({-1}, {2}).bitwise_not(), state.roll({-2}, {2})));
       std::vector<uint64_t> mask(25, 0);
       mask[0] = rc[i];
-      state = maroon::bitwise_xor(state.flatten(1), u64s(mask));
+      state = prim::bitwise_xor(state.flatten(1), u64s(mask));
     }
   }
   const int64_t obytes = (200 - rate) / 2;

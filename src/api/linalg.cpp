@@ -5,6 +5,7 @@
 #include "api/internal.h"
 #include "core/fpenv.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -46,7 +47,7 @@ Tensor Tensor::dot(const Tensor& w, std::optional<DType> dtype, std::optional<bo
     // The operands are cast to the accumulation dtype (exact for every float widening) and the
     // products are never rounded on their own: one MULACC per k.
     DType acc = dtype ? *dtype : sum_acc_dtype(out);
-    Tensor r = fused_reduce(x.cast(acc), ww.cast(acc), {-1});
+    Tensor r = prim::fused_reduce(x.cast(acc), ww.cast(acc), {-1});
     return r.reshape(Shape(r.shape().begin(), r.shape().end() - 1)).cast(out);
   }
   return (x * ww).sum(-1, false, dtype).cast(out);

@@ -2,6 +2,7 @@
 #include "api/internal.h"
 #include "core/fpenv.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -22,7 +23,7 @@ Tensor Tensor::binary_crossentropy(const Tensor& Y, Reduction r) const {
 
 Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction r, std::optional<Tensor> pos_weight) const {
   Tensor log_p = logsigmoid(), log_1mp = neg().logsigmoid();
-  Tensor a = pos_weight ? pos_weight->mul(Y).mul(log_p) : maroon::mul(1, Y).mul(log_p);
+  Tensor a = pos_weight ? pos_weight->mul(Y).mul(log_p) : prim::mul(1, Y).mul(log_p);
   return a.add((1 - Y).mul(log_1mp)).neg().do_reduction(r);
 }
 
@@ -33,8 +34,8 @@ Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, int64_t ignore_i
   Tensor log_probs = log_softmax();
   Tensor loss_mask = ignore_index != -1 ? Y.ne(ignore_index) : api::filled(Y.shape(), true, DType::Bool);
   Tensor y = Y.unsqueeze(-1).one_hot_along_dim(shape().back(), -1).mul(loss_mask.unsqueeze(-1));
-  Tensor smoothing = maroon::mul(ls, log_probs.mean(-1).mul(loss_mask));
-  Tensor unreduced = maroon::mul(1 - ls, log_probs.mul(y).sum(-1)).add(smoothing);
+  Tensor smoothing = prim::mul(ls, log_probs.mean(-1).mul(loss_mask));
+  Tensor unreduced = prim::mul(1 - ls, log_probs.mul(y).sum(-1)).add(smoothing);
   if (r == Reduction::Mean) return unreduced.sum().neg().div(loss_mask.sum());
   return unreduced.do_reduction(r).neg();
 }
@@ -49,7 +50,7 @@ Tensor Tensor::cross_entropy(const Tensor& Y_in, Reduction r, double ls) const {
     Y = Y.unsqueeze(cd).one_hot_along_dim(shape()[cd], cd);
   }
   const auto [keep, spread] = in_ieee_env([&] { return std::pair{1 - ls, ls / static_cast<double>(Y.shape()[cd])}; });
-  Y = maroon::mul(keep, Y).add(spread);
+  Y = prim::mul(keep, Y).add(spread);
   return log_softmax(cd).mul(Y).sum(cd).neg().do_reduction(r);
 }
 

@@ -13,6 +13,7 @@
 #include "math/math.h"
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -120,7 +121,7 @@ Tensor Tensor::rand(const Shape& shape, DType dtype) {
                       : dtype == DType::Float32 ? 0x3f800000u : 0x3ff0000000000000ull;
   Tensor one = Tensor::from_bytes(&one_bits, isz, {}, udt);
   // (bits >> (width - nmant)) | bits_of(1.0), reinterpreted: a float in [1, 2), minus 1.
-  Tensor f = maroon::bitwise_or(maroon::shr(bits, Scalar(width - nmant)), one).bitcast(dtype);
+  Tensor f = prim::bitwise_or(prim::shr(bits, Scalar(width - nmant)), one).bitcast(dtype);
   return f.shrink({{0, numel}}).sub(1).reshape(shape);
 }
 
@@ -133,7 +134,7 @@ Tensor Tensor::randn_like(std::optional<DType> d) const {
   Tensor src = rand(s2, DType::Float32);
   Tensor u0 = src[0], u1 = src[1];
   // Box-Muller: cos(2*pi*u0) * sqrt(-2*log(1-u1)).
-  Tensor r = maroon::add(1, u1.neg()).log().mul(-2).sqrt();
+  Tensor r = prim::add(1, u1.neg()).log().mul(-2).sqrt();
   return u0.mul(2 * std::numbers::pi).cos().mul(r).cast(out);
 }
 
@@ -141,7 +142,7 @@ Tensor Tensor::randn(const Shape& shape, DType dtype) { return empty(shape, dtyp
 
 Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype) {
   if (low >= high) throw ShapeError("[uniform] requires low < high");
-  return (maroon::mul(high - low, rand(shape))).cast(dtype) + low;
+  return (prim::mul(high - low, rand(shape))).cast(dtype) + low;
 }
 
 Tensor Tensor::randint(const Shape& shape, int64_t low, int64_t high, DType dtype) {
@@ -149,13 +150,13 @@ Tensor Tensor::randint(const Shape& shape, int64_t low, int64_t high, DType dtyp
   if (low >= high) throw ShapeError("[randint] requires low < high");
   // uniform with an int dtype: (high-low)*rand is a float32 cast (truncating) to the int
   // dtype, then + low; the scalars are Python ints (weak).
-  Tensor r = maroon::mul(Scalar(high - low), rand(shape)).cast(dtype);
+  Tensor r = prim::mul(Scalar(high - low), rand(shape)).cast(dtype);
   return r + Scalar(low);
 }
 
 Tensor Tensor::normal(const Shape& shape, double mean, double std_, DType dtype) {
   if (std_ < 0) throw ShapeError("[normal] requires std >= 0");
-  return maroon::mul(std_, randn(shape, dtype)) + mean;
+  return prim::mul(std_, randn(shape, dtype)) + mean;
 }
 
 Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype) {

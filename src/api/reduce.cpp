@@ -1,6 +1,7 @@
 // Reductions and the softmax family (tinygrad's mixin/reduce.py and mixin/op.py).
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -115,8 +116,8 @@ Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
   Tensor m = eq(max(ax, true));
   Shape rs{n};
   for (int64_t i = ax + 1; i < ndim(); ++i) rs.push_back(1);
-  Tensor idx = maroon::mul(m, Tensor::arange(n, 0, -1).reshape(rs));
-  return maroon::add(n, idx.max(ax, keepdim).neg()).cast(DType::Int32);
+  Tensor idx = prim::mul(m, Tensor::arange(n, 0, -1).reshape(rs));
+  return prim::add(n, idx.max(ax, keepdim).neg()).cast(DType::Int32);
 }
 
 Tensor Tensor::argmin(std::optional<int64_t> axis, bool keepdim) const {
@@ -126,8 +127,8 @@ Tensor Tensor::argmin(std::optional<int64_t> axis, bool keepdim) const {
 Tensor Tensor::logsumexp(Axis axis, bool keepdim) const {
   Tensor m = max(axis, true).detach();
   Tensor s = sub(m).exp().sum(axis, keepdim).log();
-  if (keepdim) return maroon::add(s, m);
-  return maroon::add(s, m.reshape(s.shape()));
+  if (keepdim) return prim::add(s, m);
+  return prim::add(s, m.reshape(s.shape()));
 }
 
 namespace {
@@ -144,7 +145,7 @@ SoftmaxParts softmax_parts(const Tensor& x, int64_t axis, std::optional<DType> d
 
 Tensor Tensor::softmax(int64_t axis, std::optional<DType> dtype) const {
   SoftmaxParts p = softmax_parts(*this, axis, dtype);
-  return maroon::mul(p.e, p.ss.reciprocal());
+  return prim::mul(p.e, p.ss.reciprocal());
 }
 
 Tensor Tensor::log_softmax(int64_t axis, std::optional<DType> dtype) const {
@@ -193,7 +194,7 @@ Tensor split_cumalu(const Tensor& x, int64_t axis, ReduceOp op) {
   bp.back() = {1, -1};
   Tensor base = api::pad_constant(cumalu(last, last.ndim() - 1, op), bp, value);
   Tensor b = base.unsqueeze(-1);
-  Tensor comb = op == ReduceOp::ADD ? maroon::add(chunks, b) : op == ReduceOp::MUL ? maroon::mul(chunks, b) : maroon::maximum(chunks, b);
+  Tensor comb = op == ReduceOp::ADD ? prim::add(chunks, b) : op == ReduceOp::MUL ? prim::mul(chunks, b) : prim::maximum(chunks, b);
   Tensor flat = comb.flatten(-2);
   return flat[{Index::ellipsis(), slice(-s, std::nullopt)}].transpose(axis, -1);
 }
@@ -218,7 +219,7 @@ Tensor Tensor::cummax_indices(int64_t axis) const {
   Tensor values = cummax(axis);
   Tensor x = transpose(axis, -1), vt = values.transpose(axis, -1);
   Tensor match = x.unsqueeze(-1).eq(vt.unsqueeze(-2)) * ones({n, n}, DType::Bool).triu();
-  Tensor idx = maroon::add((match * arange(n, 0, -1).reshape({n, 1})).max(-2).neg(), n).cast(DType::Int32);
+  Tensor idx = prim::add((match * arange(n, 0, -1).reshape({n, 1})).max(-2).neg(), n).cast(DType::Int32);
   return idx.transpose(-1, axis);
 }
 
@@ -231,7 +232,7 @@ Tensor Tensor::logcumsumexp(int64_t axis) const {
   int64_t n = x.shape().back();
   Tensor xc = x.cummax(-1).detach();
   Tensor mask = ones({n, n}, DType::Bool).tril();
-  Tensor ret = maroon::add(mask.where(x.unsqueeze(-2).sub(xc.unsqueeze(-1)), api::dtype_min(dtype())).exp().sum(-1).log(), xc);
+  Tensor ret = prim::add(mask.where(x.unsqueeze(-2).sub(xc.unsqueeze(-1)), api::dtype_min(dtype())).exp().sum(-1).log(), xc);
   return ret.transpose(-1, axis);
 }
 

@@ -2,6 +2,7 @@
 #include "api/internal.h"
 #include "core/fpenv.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -33,7 +34,7 @@ Tensor Tensor::interpolate(const Shape& size, const std::string& mode, bool alig
     } else {
       double scale = in_ieee_env([&] { return static_cast<double>(in_sz) / static_cast<double>(out); });
       Tensor arr = arange(out, DType::Float32);
-      Tensor pos = mode == "nearest-exact" ? maroon::mul(scale, arr + 0.5) : maroon::mul(scale, arr);
+      Tensor pos = mode == "nearest-exact" ? prim::mul(scale, arr + 0.5) : prim::mul(scale, arr);
       x = x.gather(ax, pos.cast(DType::Int32).reshape(reshape).expand(expand));
     }
   }

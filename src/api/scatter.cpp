@@ -2,6 +2,7 @@
 // reduction or a masked merge.
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -63,7 +64,7 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src_in) c
   Tensor m = ms[0], v = vs[0];
   for (size_t i = 1; i < ms.size(); ++i) {
     v = ms[i].where(vs[i], v);
-    m = maroon::bitwise_or(m, ms[i]);
+    m = prim::bitwise_or(m, ms[i]);
   }
   return m.squeeze(-1).where(v.squeeze(-1), *this);
 }

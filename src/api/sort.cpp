@@ -2,6 +2,7 @@
 // matching each sorted value to its k-th equal occurrence in the input (so ties keep order).
 #include "api/internal.h"
 #include "maroon/tensor.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 
@@ -41,10 +42,10 @@ std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
   ms.insert(ms.end(), ndim() - dim - 1, 1);
   Tensor mask = ones({orig_len, orig_len}, DType::Bool).tril().reshape(ms);
   auto counts = [&](const Tensor& t) {
-    return maroon::bitwise_and(mask, t.unsqueeze(dim).eq(t.unsqueeze(dim + 1))).sum(dim + 1);
+    return prim::bitwise_and(mask, t.unsqueeze(dim).eq(t.unsqueeze(dim + 1))).sum(dim + 1);
   };
   Tensor count_orig = counts(*this), count_sorted = counts(x);
-  Tensor cond = maroon::bitwise_and(unsqueeze(dim + 1).eq(x.unsqueeze(dim)),
+  Tensor cond = prim::bitwise_and(unsqueeze(dim + 1).eq(x.unsqueeze(dim)),
                                     count_orig.unsqueeze(dim + 1).eq(count_sorted.unsqueeze(dim)));
   Shape is(x.ndim(), 1);
   is[dim] = orig_len;

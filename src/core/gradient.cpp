@@ -2,6 +2,7 @@
 // walk that applies them (compute_gradient). `ctx` is the gradient flowing into a node, `ret`
 // the node itself; each rule returns one gradient (or nothing) per source.
 #include "core/gradient.h"
+#include "maroon/primitives.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,21 +31,21 @@ Grads reduce_gradient(const Tensor& ctx, const Tensor& ret, const Node& n) {
     case ReduceOp::ADD: return {expand_to(ctx, xs)};
     case ReduceOp::MAX: {
       // Tied maxima share the gradient equally: mask / count(mask).
-      Tensor mask = cmpeq(x, expand_to(ret, xs)).cast(ctx.dtype());
+      Tensor mask = prim::cmpeq(x, expand_to(ret, xs)).cast(ctx.dtype());
       Tensor count = mask.reduce(ReduceOp::ADD, axes);
-      return {maroon::mul(maroon::mul(mask, expand_to(count, xs).reciprocal()), expand_to(ctx, xs))};
+      return {prim::mul(prim::mul(mask, expand_to(count, xs).reciprocal()), expand_to(ctx, xs))};
     }
     case ReduceOp::MUL: {
       // d(prod x)/dx_j = ret/x_j unless x_j == 0; then the product of the others if x_j is the
       // only zero, else 0.
-      Tensor is_zero = cmpeq(x, 0);
-      Tensor safe = maroon::where(is_zero, Tensor::full({}, 1, x.dtype()), x);
+      Tensor is_zero = prim::cmpeq(x, 0);
+      Tensor safe = prim::where(is_zero, Tensor::full({}, 1, x.dtype()), x);
       Tensor zero_count = is_zero.cast(sum_acc_dtype(DType::Bool)).reduce(ReduceOp::ADD, axes);
       Tensor others = safe.reduce(ReduceOp::MUL, axes);
       Tensor at_zero =
-          maroon::where(expand_to(cmpeq(zero_count, 1), xs), expand_to(others, xs), Tensor::full({}, 0, x.dtype()));
-      Tensor elsewhere = maroon::mul(expand_to(ret, xs), safe.reciprocal());
-      return {maroon::mul(expand_to(ctx, xs), maroon::where(is_zero, at_zero, elsewhere))};
+          prim::where(expand_to(prim::cmpeq(zero_count, 1), xs), expand_to(others, xs), Tensor::full({}, 0, x.dtype()));
+      Tensor elsewhere = prim::mul(expand_to(ret, xs), safe.reciprocal());
+      return {prim::mul(expand_to(ctx, xs), prim::where(is_zero, at_zero, elsewhere))};
     }
   }
   return {std::nullopt};
@@ -63,13 +64,13 @@ Grads fused_reduce_gradient(const Tensor& ctx, const Node& n) {
     std::vector<int64_t> axes;
     for (size_t d = 0; d < own.size(); ++d)
       if (own[d] == 1 && other[d] != 1) axes.push_back(static_cast<int64_t>(d));
-    Tensor v = fused_reduce(ctx, src(n, 1 - i), axes);
+    Tensor v = prim::fused_reduce(ctx, src(n, 1 - i), axes);
     g.push_back(v.shape() == own ? v : v.expand(own));
   }
   return g;
 }
 
-Tensor neg(const Tensor& t) { return maroon::mul(t, -1); }
+Tensor neg(const Tensor& t) { return prim::mul(t, -1); }
 Tensor zeros_like(const Tensor& t) { return Tensor::full({}, 0, t.dtype()).reshape(Shape(t.ndim(), 1)).expand(t.shape()); }
 
 // One rule per op. Returns nullopt when the op has no rule (an error if a gradient reaches it).
@@ -77,45 +78,45 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
   switch (n.op) {
     case Op::CAST: return Grads{ctx.cast(n.src[0]->dtype)};
     case Op::BITCAST: return Grads{std::nullopt};
-    case Op::RECIPROCAL: return Grads{maroon::mul(maroon::mul(neg(ctx), ret), ret)};
+    case Op::RECIPROCAL: return Grads{prim::mul(prim::mul(neg(ctx), ret), ret)};
     case Op::SIN: {
       Tensor x = src(n, 0);
-      Tensor shifted = maroon::add(Tensor::full({}, std::numbers::pi / 2, x.dtype()), neg(x));
-      return Grads{maroon::mul(shifted.sin(), ctx)};
+      Tensor shifted = prim::add(Tensor::full({}, std::numbers::pi / 2, x.dtype()), neg(x));
+      return Grads{prim::mul(shifted.sin(), ctx)};
     }
     case Op::LOG2:
-      return Grads{maroon::mul(ctx, maroon::mul(src(n, 0), kLn2).reciprocal())};
-    case Op::EXP2: return Grads{maroon::mul(maroon::mul(ret, ctx), kLn2)};
-    case Op::SQRT: return Grads{maroon::mul(ctx, maroon::mul(ret, 2).reciprocal())};
+      return Grads{prim::mul(ctx, prim::mul(src(n, 0), kLn2).reciprocal())};
+    case Op::EXP2: return Grads{prim::mul(prim::mul(ret, ctx), kLn2)};
+    case Op::SQRT: return Grads{prim::mul(ctx, prim::mul(ret, 2).reciprocal())};
     case Op::TRUNC: return Grads{zeros_like(ctx)};
     case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: return Grads{std::nullopt, std::nullopt};
     case Op::ADD: return Grads{ctx, ctx};
-    case Op::MUL: return Grads{maroon::mul(src(n, 1), ctx), maroon::mul(src(n, 0), ctx)};
+    case Op::MUL: return Grads{prim::mul(src(n, 1), ctx), prim::mul(src(n, 0), ctx)};
     case Op::POW: {
       Tensor b = src(n, 0), e = src(n, 1);
-      Tensor db = maroon::mul(ctx, maroon::where(cmpeq(e, 0), e,
-                                                 maroon::mul(e, maroon::pow(b, maroon::add(e, -1)))));
+      Tensor db = prim::mul(ctx, prim::where(prim::cmpeq(e, 0), e,
+                                                 prim::mul(e, prim::pow(b, prim::add(e, -1)))));
       // d/de b^e = b^e ln b; at b == 0 it is 0 for e >= 0 and -inf for e < 0.
-      Tensor at_zero = maroon::where(cmplt(e, 0), Tensor::full({}, -INFINITY, ret.dtype()),
+      Tensor at_zero = prim::where(prim::cmplt(e, 0), Tensor::full({}, -INFINITY, ret.dtype()),
                                      Tensor::full({}, 0, ret.dtype()));
-      Tensor de = maroon::mul(ctx, maroon::where(cmpeq(b, 0), at_zero,
-                                                 maroon::mul(maroon::mul(ret, b.log2()), kLn2)));
+      Tensor de = prim::mul(ctx, prim::where(prim::cmpeq(b, 0), at_zero,
+                                                 prim::mul(prim::mul(ret, b.log2()), kLn2)));
       return Grads{db, de};
     }
     case Op::MAX: {
       // Ties split the gradient 0.5/0.5; with a NaN both sides get 0.
       Tensor x = src(n, 0), y = src(n, 1);
-      Tensor half = maroon::mul(ctx, 0.5);
+      Tensor half = prim::mul(ctx, 0.5);
       Tensor z = zeros_like(ctx);
-      Tensor tie = maroon::where(cmpeq(x, y), half, z);
-      return Grads{maroon::where(cmplt(y, x), ctx, tie), maroon::where(cmplt(x, y), ctx, tie)};
+      Tensor tie = prim::where(prim::cmpeq(x, y), half, z);
+      return Grads{prim::where(prim::cmplt(y, x), ctx, tie), prim::where(prim::cmplt(x, y), ctx, tie)};
     }
     case Op::WHERE: {
       Tensor c = src(n, 0), z = zeros_like(ctx);
-      return Grads{std::nullopt, maroon::where(c, ctx, z), maroon::where(c, z, ctx)};
+      return Grads{std::nullopt, prim::where(c, ctx, z), prim::where(c, z, ctx)};
     }
     case Op::MULACC:  // not emitted by the API; a*b+c differentiates as MUL then ADD
-      return Grads{maroon::mul(src(n, 1), ctx), maroon::mul(src(n, 0), ctx), ctx};
+      return Grads{prim::mul(src(n, 1), ctx), prim::mul(src(n, 0), ctx), ctx};
     case Op::REDUCE: return reduce_gradient(ctx, ret, n);
     case Op::REDUCE_MULACC: return fused_reduce_gradient(ctx, n);
     case Op::RESHAPE: return Grads{ctx.reshape(n.src[0]->shape)};
@@ -213,7 +214,7 @@ std::unordered_map<const Node*, Tensor> compute_gradient(const Tensor& root, con
         v = v.cast(sum_acc_dtype(v.dtype())).reduce(ReduceOp::ADD, axes).reshape(k->shape).cast(v.dtype());
       }
       auto e = grads.find(k);
-      if (e != grads.end()) e->second = maroon::add(e->second, v);
+      if (e != grads.end()) e->second = prim::add(e->second, v);
       else grads.emplace(k, v);
     }
   }

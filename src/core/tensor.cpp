@@ -1,10 +1,12 @@
-// The Tensor handle: builds graph nodes for the primitives, validating user input.
+// The Tensor handle: creation, properties and reading; its one-primitive methods forward to
+// maroon::prim (src/core/primitives.cpp).
 #include "maroon/tensor.h"
 
 #include <algorithm>
 #include <sstream>
 
 #include "core/graph.h"
+#include "maroon/primitives.h"
 #include "ref/scalar.h"
 
 namespace maroon {
@@ -29,20 +31,6 @@ DType Scalar::weak_dtype() const {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
-
-std::string tag(Op op) { return "[" + lower(op_name(op)) + "] "; }
-
-void check_dtype(Op op, DType d) {
-  if (!op_accepts(op, d))
-    throw DTypeError(tag(op) + "not supported for " + std::string(dtype_name(d)) + " (" +
-                     std::string(rule_name(op_info(op).dtypes)) + " only)");
-}
-
 // A scalar's bits in dtype d: literals round to nearest-even and integers wrap, as a compiler
 // converting a literal would, whatever rounding mode is current.
 uint64_t scalar_bits(const Scalar& s, DType d) {
@@ -58,95 +46,6 @@ uint64_t scalar_bits(const Scalar& s, DType d) {
     }
   }
   return 0;
-}
-
-Tensor make(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg = {}) {
-  return Tensor(make_node(op, dtype, std::move(shape), std::move(src), std::move(arg)));
-}
-
-int64_t normalize_axis(Op op, int64_t ax, size_t ndim, const Shape& shape) {
-  int64_t n = static_cast<int64_t>(ndim);
-  if (ax < -n || ax >= n)
-    throw IndexError(tag(op) + "axis " + std::to_string(ax) + " is out of range for shape " +
-                     shape_str(shape));
-  return ax < 0 ? ax + n : ax;
-}
-
-std::vector<int64_t> normalize_axes(Op op, const std::vector<int64_t>& axes, const Shape& shape) {
-  std::vector<int64_t> out;
-  for (int64_t ax : axes) out.push_back(normalize_axis(op, ax, shape.size(), shape));
-  std::sort(out.begin(), out.end());
-  if (std::adjacent_find(out.begin(), out.end()) != out.end())
-    throw ShapeError(tag(op) + "repeated axis in " + shape_str(axes) + " for shape " +
-                     shape_str(shape));
-  return out;
-}
-
-Shape broadcast_shape(Op op, const std::vector<const Shape*>& shapes) {
-  size_t rank = 0;
-  for (auto* s : shapes) rank = std::max(rank, s->size());
-  Shape out(rank, 1);
-  for (auto* s : shapes) {
-    for (size_t i = 0; i < s->size(); ++i) {
-      int64_t d = (*s)[s->size() - 1 - i];
-      int64_t& o = out[rank - 1 - i];
-      if (d == o || d == 1) continue;
-      if (o == 1) { o = d; continue; }
-      std::string msg = tag(op) + "shapes";
-      for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? " and " : " ") + shape_str(*shapes[k]);
-      throw ShapeError(msg + " cannot be broadcast together");
-    }
-  }
-  return out;
-}
-
-Tensor broadcast_to(const Tensor& t, const Shape& shape) {
-  if (t.shape() == shape) return t;
-  Shape padded(shape.size() - t.shape().size(), 1);
-  padded.insert(padded.end(), t.shape().begin(), t.shape().end());
-  return t.reshape(padded).expand(shape);
-}
-
-// Casts and broadcasts operands to one dtype and shape; returns the common dtype.
-DType unify(Op op, std::vector<Tensor>& ts, std::vector<DType> dtypes) {
-  DType d = dtypes[0];
-  for (size_t i = 1; i < dtypes.size(); ++i) d = least_upper_dtype(d, dtypes[i]);
-  d = concrete(d);
-  std::vector<const Shape*> shapes;
-  for (auto& t : ts) shapes.push_back(&t.shape());
-  Shape shape = broadcast_shape(op, shapes);
-  for (auto& t : ts) t = broadcast_to(t.dtype() == d ? t : t.cast(d), shape);
-  return d;
-}
-
-Tensor binary_op(Op op, Tensor a, Tensor b, DType da, DType db) {
-  std::vector<Tensor> ts{a, b};
-  DType d = unify(op, ts, {da, db});
-  check_dtype(op, d);
-  DType out = op_info(op).kind == OpKind::Compare ? DType::Bool : d;
-  return make(op, out, ts[0].shape(), {ts[0].node(), ts[1].node()});
-}
-
-Tensor binary_op(Op op, const Tensor& a, const Tensor& b) {
-  return binary_op(op, a, b, a.dtype(), b.dtype());
-}
-
-// A weak scalar takes the tensor's dtype where the lattice allows (int8 * 300 stays int8).
-Tensor scalar_like(const Scalar& s, const Tensor& t) {
-  DType d = concrete(least_upper_dtype(t.dtype(), s.weak_dtype()));
-  return Tensor::full({}, s, d);
-}
-
-Tensor binary_op(Op op, const Tensor& a, const Scalar& b) {
-  return binary_op(op, a, scalar_like(b, a), a.dtype(), b.weak_dtype());
-}
-Tensor binary_op(Op op, const Scalar& a, const Tensor& b) {
-  return binary_op(op, scalar_like(a, b), b, a.weak_dtype(), b.dtype());
-}
-
-Tensor unary_op(Op op, const Tensor& t) {
-  check_dtype(op, t.dtype());
-  return make(op, t.dtype(), t.shape(), {t.node()});
 }
 
 }  // namespace
@@ -176,7 +75,7 @@ Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
   dtype = concrete(dtype);
   Arg arg;
   arg.bits = scalar_bits(value, dtype);
-  return make(Op::CONST, dtype, shape, {}, arg);
+  return Tensor(make_node(Op::CONST, dtype, shape, {}, arg));
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value) {
@@ -226,269 +125,24 @@ bool Tensor::shares_buffer_with(const Tensor& other) const {
   return node()->buffer == other.node()->buffer;
 }
 
-// ---- unary ----
+// ---- tinygrad's methods that are one primitive each (maroon/primitives.h) ----
 
-Tensor Tensor::exp2() const { return unary_op(Op::EXP2, *this); }
-Tensor Tensor::log2() const { return unary_op(Op::LOG2, *this); }
-Tensor Tensor::sin() const { return unary_op(Op::SIN, *this); }
-Tensor Tensor::sqrt() const { return unary_op(Op::SQRT, *this); }
-Tensor Tensor::reciprocal() const { return unary_op(Op::RECIPROCAL, *this); }
-Tensor Tensor::trunc() const { return unary_op(Op::TRUNC, *this); }
-
-Tensor Tensor::cast(DType to) const {
-  to = concrete(to);
-  if (to == dtype()) return *this;
-  Arg arg;
-  arg.dtype = to;
-  return make(Op::CAST, to, shape(), {node()}, arg);
-}
-
-Tensor Tensor::bitcast(DType to) const {
-  to = concrete(to);
-  check_dtype(Op::BITCAST, dtype());
-  check_dtype(Op::BITCAST, to);
-  if (itemsize(to) != itemsize(dtype()))
-    throw DTypeError("[bitcast] cannot bitcast " + std::string(dtype_name(dtype())) + " to " +
-                     std::string(dtype_name(to)) + ": element sizes differ");
-  if (to == dtype()) return *this;
-  Arg arg;
-  arg.dtype = to;
-  return make(Op::BITCAST, to, shape(), {node()}, arg);
-}
-
-// ---- reduce ----
-
+Tensor Tensor::exp2() const { return prim::exp2(*this); }
+Tensor Tensor::log2() const { return prim::log2(*this); }
+Tensor Tensor::sin() const { return prim::sin(*this); }
+Tensor Tensor::sqrt() const { return prim::sqrt(*this); }
+Tensor Tensor::reciprocal() const { return prim::reciprocal(*this); }
+Tensor Tensor::trunc() const { return prim::trunc(*this); }
+Tensor Tensor::cast(DType to) const { return prim::cast(*this, to); }
+Tensor Tensor::bitcast(DType to) const { return prim::bitcast(*this, to); }
 Tensor Tensor::reduce(ReduceOp op, std::vector<int64_t> axes) const {
-  Arg arg;
-  arg.reduce_op = op;
-  arg.ints = normalize_axes(Op::REDUCE, axes, shape());
-  Shape out = shape();
-  for (int64_t ax : arg.ints) out[ax] = 1;
-  return make(Op::REDUCE, dtype(), out, {node()}, arg);
+  return prim::reduce(*this, op, std::move(axes));
 }
-
-// ---- movement ----
-
-Tensor Tensor::reshape(const Shape& s) const {
-  Shape out = s;
-  int64_t infer = -1, known = 1;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == -1) {
-      if (infer >= 0) throw ShapeError("[reshape] only one dimension can be -1 in " + shape_str(s));
-      infer = static_cast<int64_t>(i);
-    } else if (out[i] < 0) {
-      throw ShapeError("[reshape] negative dimension in " + shape_str(s));
-    } else {
-      known *= out[i];
-    }
-  }
-  if (infer >= 0) {
-    if (known == 0 || numel() % known != 0)
-      throw ShapeError("[reshape] cannot reshape " + shape_str(shape()) + " to " + shape_str(s));
-    out[infer] = numel() / known;
-  }
-  if (maroon::numel(out) != numel())
-    throw ShapeError("[reshape] cannot reshape " + shape_str(shape()) + " to " + shape_str(s));
-  if (out == shape()) return *this;
-  Arg arg;
-  arg.ints = out;
-  return make(Op::RESHAPE, dtype(), out, {node()}, arg);
-}
-
-Tensor Tensor::expand(const Shape& s) const {
-  bool ok = s.size() == shape().size();
-  for (size_t i = 0; ok && i < s.size(); ++i) ok = s[i] == shape()[i] || (shape()[i] == 1 && s[i] >= 0);
-  if (!ok) throw ShapeError("[expand] cannot expand " + shape_str(shape()) + " to " + shape_str(s));
-  if (s == shape()) return *this;
-  Arg arg;
-  arg.ints = s;
-  return make(Op::EXPAND, dtype(), s, {node()}, arg);
-}
-
-Tensor Tensor::permute(const std::vector<int64_t>& order) const {
-  std::vector<int64_t> o;
-  bool ok = order.size() == shape().size();
-  for (size_t i = 0; ok && i < order.size(); ++i) {
-    int64_t ax = order[i] < 0 ? order[i] + ndim() : order[i];
-    ok = ax >= 0 && ax < ndim();
-    o.push_back(ax);
-  }
-  std::vector<int64_t> sorted = o;
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int64_t>(i);
-  if (!ok)
-    throw ShapeError("[permute] " + shape_str(order) + " is not a permutation of the axes of " +
-                     shape_str(shape()));
-  Shape out;
-  for (int64_t ax : o) out.push_back(shape()[ax]);
-  Arg arg;
-  arg.ints = o;
-  return make(Op::PERMUTE, dtype(), out, {node()}, arg);
-}
-
-namespace {
-std::string pairs_str(const Pairs& p) {
-  std::string s = "(";
-  for (size_t i = 0; i < p.size(); ++i)
-    s += (i ? "," : "") + std::string("(") + std::to_string(p[i].first) + "," +
-         std::to_string(p[i].second) + ")";
-  return s + ")";
-}
-}  // namespace
-
-Tensor Tensor::pad(const Pairs& p) const {
-  bool ok = p.size() == shape().size();
-  for (size_t i = 0; ok && i < p.size(); ++i) ok = p[i].first >= 0 && p[i].second >= 0;
-  if (!ok)
-    throw ShapeError("[pad] padding " + pairs_str(p) + " does not fit shape " + shape_str(shape()) +
-                     " (one non-negative (before, after) pair per axis)");
-  Shape out = shape();
-  for (size_t i = 0; i < p.size(); ++i) out[i] += p[i].first + p[i].second;
-  if (out == shape()) return *this;
-  Arg arg;
-  arg.pairs = p;
-  return make(Op::PAD, dtype(), out, {node()}, arg);
-}
-
-Tensor Tensor::shrink(const Pairs& p) const {
-  bool ok = p.size() == shape().size();
-  for (size_t i = 0; ok && i < p.size(); ++i)
-    ok = 0 <= p[i].first && p[i].first <= p[i].second && p[i].second <= shape()[i];
-  if (!ok)
-    throw ShapeError("[shrink] bounds " + pairs_str(p) + " do not fit shape " + shape_str(shape()) +
-                     " (0 <= begin <= end <= size per axis)");
-  Shape out;
-  for (auto [b, e] : p) out.push_back(e - b);
-  if (out == shape()) return *this;
-  Arg arg;
-  arg.pairs = p;
-  return make(Op::SHRINK, dtype(), out, {node()}, arg);
-}
-
-Tensor Tensor::flip(const std::vector<int64_t>& axes) const {
-  Arg arg;
-  arg.ints = normalize_axes(Op::FLIP, axes, shape());
-  if (arg.ints.empty()) return *this;
-  return make(Op::FLIP, dtype(), shape(), {node()}, arg);
-}
-
-// ---- binary ----
-
-#define MAROON_BINARY(fn, OPNAME)                                                        \
-  Tensor fn(const Tensor& a, const Tensor& b) { return binary_op(Op::OPNAME, a, b); }    \
-  Tensor fn(const Tensor& a, Scalar b) { return binary_op(Op::OPNAME, a, b); }          \
-  Tensor fn(Scalar a, const Tensor& b) { return binary_op(Op::OPNAME, a, b); }
-MAROON_BINARY(add, ADD)
-MAROON_BINARY(mul, MUL)
-MAROON_BINARY(maximum, MAX)
-MAROON_BINARY(cmplt, CMPLT)
-MAROON_BINARY(cmpne, CMPNE)
-MAROON_BINARY(cmpeq, CMPEQ)
-MAROON_BINARY(pow, POW)
-MAROON_BINARY(bitwise_and, AND)
-MAROON_BINARY(bitwise_or, OR)
-MAROON_BINARY(bitwise_xor, XOR)
-MAROON_BINARY(shl, SHL)
-MAROON_BINARY(shr, SHR)
-MAROON_BINARY(cdiv, CDIV)
-MAROON_BINARY(cmod, CMOD)
-MAROON_BINARY(floordiv, FLOORDIV)
-MAROON_BINARY(floormod, FLOORMOD)
-#undef MAROON_BINARY
-
-// ---- ternary ----
-
-namespace {
-Tensor where_op(const Tensor& cond, Tensor a, Tensor b, DType da, DType db) {
-  if (cond.dtype() != DType::Bool)
-    throw DTypeError("[where] the condition must be bool, not " +
-                     std::string(dtype_name(cond.dtype())));
-  std::vector<Tensor> ts{cond, a, b};
-  std::vector<const Shape*> shapes{&cond.shape(), &a.shape(), &b.shape()};
-  Shape shape = broadcast_shape(Op::WHERE, shapes);
-  std::vector<Tensor> vals{a, b};
-  DType d = unify(Op::WHERE, vals, {da, db});
-  Tensor c = broadcast_to(cond, shape);
-  return make(Op::WHERE, d, shape,
-              {c.node(), broadcast_to(vals[0], shape).node(), broadcast_to(vals[1], shape).node()});
-}
-}  // namespace
-
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return where_op(cond, a, b, a.dtype(), b.dtype());
-}
-Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
-  return where_op(cond, a, scalar_like(b, a), a.dtype(), b.weak_dtype());
-}
-Tensor where(const Tensor& cond, Scalar a, const Tensor& b) {
-  return where_op(cond, scalar_like(a, b), b, a.weak_dtype(), b.dtype());
-}
-
-Tensor mulacc(const Tensor& a, const Tensor& b, const Tensor& c) {
-  std::vector<Tensor> ts{a, b, c};
-  DType d = unify(Op::MULACC, ts, {a.dtype(), b.dtype(), c.dtype()});
-  check_dtype(Op::MULACC, d);
-  return make(Op::MULACC, d, ts[0].shape(), {ts[0].node(), ts[1].node(), ts[2].node()});
-}
-
-// ---- the fused reduction (docs/spec.md §14) ----
-
-Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes) {
-  const Op op = Op::REDUCE_MULACC;
-  const DType d = concrete(least_upper_dtype(a.dtype(), b.dtype()));
-  check_dtype(op, d);
-  const Shape s = broadcast_shape(op, {&a.shape(), &b.shape()});
-  // Operands keep their own (unexpanded) shapes, right-aligned to the broadcast rank: the
-  // gradient rule reads which axes each one stretches over.
-  auto align = [&](const Tensor& t) {
-    Tensor c = t.dtype() == d ? t : t.cast(d);
-    if (c.shape().size() == s.size()) return c;
-    Shape p(s.size() - c.shape().size(), 1);
-    p.insert(p.end(), c.shape().begin(), c.shape().end());
-    return c.reshape(p);
-  };
-  Tensor x = align(a), y = align(b);
-  Arg arg;
-  arg.ints = normalize_axes(op, axes, s);
-  Shape out = s;
-  for (int64_t ax : arg.ints) out[ax] = 1;
-  return make(op, d, out, {x.node(), y.node()}, arg);
-}
-
-}  // namespace maroon
-
-#include "core/alu.h"
-
-namespace maroon {
-
-Tensor alu(Op op, const std::vector<Tensor>& x) {
-  switch (op) {
-    case Op::EXP2: return x[0].exp2();
-    case Op::LOG2: return x[0].log2();
-    case Op::SIN: return x[0].sin();
-    case Op::SQRT: return x[0].sqrt();
-    case Op::RECIPROCAL: return x[0].reciprocal();
-    case Op::TRUNC: return x[0].trunc();
-    case Op::ADD: return add(x[0], x[1]);
-    case Op::MUL: return mul(x[0], x[1]);
-    case Op::MAX: return maximum(x[0], x[1]);
-    case Op::CMPLT: return cmplt(x[0], x[1]);
-    case Op::CMPNE: return cmpne(x[0], x[1]);
-    case Op::CMPEQ: return cmpeq(x[0], x[1]);
-    case Op::POW: return pow(x[0], x[1]);
-    case Op::AND: return bitwise_and(x[0], x[1]);
-    case Op::OR: return bitwise_or(x[0], x[1]);
-    case Op::XOR: return bitwise_xor(x[0], x[1]);
-    case Op::SHL: return shl(x[0], x[1]);
-    case Op::SHR: return shr(x[0], x[1]);
-    case Op::CDIV: return cdiv(x[0], x[1]);
-    case Op::CMOD: return cmod(x[0], x[1]);
-    case Op::FLOORDIV: return floordiv(x[0], x[1]);
-    case Op::FLOORMOD: return floormod(x[0], x[1]);
-    case Op::WHERE: return where(x[0], x[1], x[2]);
-    case Op::MULACC: return mulacc(x[0], x[1], x[2]);
-    default: throw std::invalid_argument("[alu] " + std::string(op_name(op)) + " is not an elementwise op it builds");
-  }
-}
+Tensor Tensor::reshape(const Shape& s) const { return prim::reshape(*this, s); }
+Tensor Tensor::expand(const Shape& s) const { return prim::expand(*this, s); }
+Tensor Tensor::permute(const std::vector<int64_t>& order) const { return prim::permute(*this, order); }
+Tensor Tensor::pad(const Pairs& p) const { return prim::pad(*this, p); }
+Tensor Tensor::shrink(const Pairs& p) const { return prim::shrink(*this, p); }
+Tensor Tensor::flip(const std::vector<int64_t>& axes) const { return prim::flip(*this, axes); }
 
 }  // namespace maroon

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 namespace {
@@ -72,7 +73,7 @@ TEST(GradientFD, UnaryPrimitives) {
 TEST(GradientFD, BitcastAndComparisonsStopGradients) {
   // BITCAST and CMPLT/CMPNE have no gradient: only the direct path reaches x.
   Tensor x = f64({1.5, -2.0, 3.0}, {3});
-  Tensor y = x.bitcast(DType::Int64).cast(DType::Float64) * 1e-20 + x + cmplt(x, 0.0).cast(DType::Float64);
+  Tensor y = x.bitcast(DType::Int64).cast(DType::Float64) * 1e-20 + x + prim::cmplt(x, 0.0).cast(DType::Float64);
   std::vector<double> g = y.sum().gradient({x})[0].tolist();
   for (double v : g) EXPECT_EQ(v, 1.0);
 }
@@ -103,33 +104,33 @@ TEST(GradientFD, TruncIsZero) {
 
 TEST(GradientFD, BinaryPrimitivesWithBroadcast) {
   // (2,3) op (3,): the broadcast operand's gradient is summed by the generic rule.
-  check_fd("ADD", [](auto& x) { return add(x[0], x[1]); }, {rnd(6, 7), rnd(3, 8)}, {{2, 3}, {3}});
-  check_fd("MUL", [](auto& x) { return mul(x[0], x[1]); }, {rnd(6, 9), rnd(2, 10)}, {{2, 3}, {2, 1}});
-  check_fd("POW", [](auto& x) { return pow(x[0], x[1]); }, {rnd(6, 11, 0.5, 2), rnd(6, 12, -2, 2)},
+  check_fd("ADD", [](auto& x) { return prim::add(x[0], x[1]); }, {rnd(6, 7), rnd(3, 8)}, {{2, 3}, {3}});
+  check_fd("MUL", [](auto& x) { return prim::mul(x[0], x[1]); }, {rnd(6, 9), rnd(2, 10)}, {{2, 3}, {2, 1}});
+  check_fd("POW", [](auto& x) { return prim::pow(x[0], x[1]); }, {rnd(6, 11, 0.5, 2), rnd(6, 12, -2, 2)},
            {{2, 3}, {2, 3}});
-  check_fd("MAX", [](auto& x) { return maximum(x[0], x[1]); }, {rnd(6, 13), rnd(6, 14)}, {{6}, {6}});
-  check_fd("WHERE", [](auto& x) { return where(cmplt(x[0], 0.0), x[0] * 3.0, x[1]); },
+  check_fd("MAX", [](auto& x) { return prim::maximum(x[0], x[1]); }, {rnd(6, 13), rnd(6, 14)}, {{6}, {6}});
+  check_fd("WHERE", [](auto& x) { return prim::where(prim::cmplt(x[0], 0.0), x[0] * 3.0, x[1]); },
            {rnd(6, 15), rnd(6, 16)}, {{6}, {6}});
-  check_fd("MULACC", [](auto& x) { return mulacc(x[0], x[1], x[2]); }, {rnd(4, 17), rnd(4, 18), rnd(4, 19)},
+  check_fd("MULACC", [](auto& x) { return prim::mulacc(x[0], x[1], x[2]); }, {rnd(4, 17), rnd(4, 18), rnd(4, 19)},
            {{4}, {4}, {4}});
 }
 
 TEST(GradientFD, MaxTiesSplitHalf) {
   // At x == y the central difference of max is exactly (h - 0) / 2h = 0.5: tinygrad's split.
-  check_fd("MAX ties", [](auto& x) { return maximum(x[0], x[1]); }, {{1.0, -2.0, 0.5}, {1.0, -2.0, 0.25}},
+  check_fd("MAX ties", [](auto& x) { return prim::maximum(x[0], x[1]); }, {{1.0, -2.0, 0.5}, {1.0, -2.0, 0.25}},
            {{3}, {3}});
   // NaN: both sides get 0.
   Tensor a = f64({NAN}, {1}), b = f64({1.0}, {1});
-  maximum(a, b).sum().backward();
+  prim::maximum(a, b).sum().backward();
   EXPECT_EQ(a.grad()->item(), 0.0);
   EXPECT_EQ(b.grad()->item(), 0.0);
 }
 
 TEST(GradientFD, PowAtZeroBase) {
   // d/db: e*b^(e-1) (0 when e == 0); d/de: 0 at b == 0 for e >= 0, -inf for e < 0.
-  check_fd("POW b=0, e>=1", [](auto& x) { return pow(x[0], x[1]); }, {{0.0, 0.0}, {2.0, 3.0}}, {{2}, {2}});
+  check_fd("POW b=0, e>=1", [](auto& x) { return prim::pow(x[0], x[1]); }, {{0.0, 0.0}, {2.0, 3.0}}, {{2}, {2}});
   Tensor b = f64({0.0, 0.0, 0.0}, {3}), e = f64({0.0, 2.5, -1.0}, {3});
-  pow(b, e).sum().backward();
+  prim::pow(b, e).sum().backward();
   std::vector<double> db = b.grad()->tolist(), de = e.grad()->tolist();
   EXPECT_EQ(db[0], 0.0);  // e == 0 -> e
   EXPECT_EQ(db[1], 0.0);  // 2.5 * 0^1.5
@@ -177,7 +178,7 @@ TEST(GradientFD, NaNCases) {
   for (double g : x.grad()->tolist()) EXPECT_TRUE(std::isnan(g) || g == 0.0);
   // POW with a negative base: d/de is b^e ln b, NaN.
   Tensor b = f64({-2.0}, {1}), e = f64({2.0}, {1});
-  pow(b, e).sum().backward();
+  prim::pow(b, e).sum().backward();
   EXPECT_TRUE(std::isnan(e.grad()->item()));
   EXPECT_NEAR(b.grad()->item(), -4.0, 1e-12);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 namespace {
@@ -246,7 +247,7 @@ TEST(Training, SmallCnnLearns) {
   Tensor cls = Tensor::arange(16).mod(Tensor::full({}, 2, DType::Int32));
   Tensor rows = Tensor::arange(6).reshape({1, 1, 6, 1});
   Tensor top = (rows < 3).cast(DType::Float32);
-  Tensor bright = where(cls.reshape({16, 1, 1, 1}).eq(0), top, 1 - top);
+  Tensor bright = prim::where(cls.reshape({16, 1, 1, 1}).eq(0), top, 1 - top);
   Tensor X = noise + bright;
   TrainingScope training;
   std::vector<double> losses;

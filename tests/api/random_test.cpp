@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 namespace {
@@ -73,7 +74,7 @@ void expect_uniform(const Vec& fused, const Vec& rand, const Tensor& got, double
   ASSERT_EQ(got.shape(), fused.shape);
   std::vector<uint32_t> rb(rand.bits.begin(), rand.bits.end());
   Tensor r = Tensor::from_vector<uint32_t>(rb, rand.shape).bitcast(DType::Float32);
-  Tensor recipe = (mul(scale, r)).cast(DType::Float32) + low;
+  Tensor recipe = (prim::mul(scale, r)).cast(DType::Float32) + low;
   EXPECT_EQ(got.bits(), recipe.bits());
   std::vector<uint64_t> b = got.bits();
   for (size_t i = 0; i < b.size(); ++i) {

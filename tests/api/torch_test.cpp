@@ -7,6 +7,7 @@
 #include <random>
 
 #include "torch_harness.h"
+#include "maroon/primitives.h"
 
 namespace maroon {
 namespace {
@@ -494,7 +495,7 @@ TEST(Api, RandomDerivedDistributions) {
   Tensor n = Tensor::normal({4000}, 1.5, 0.5);
   Tensor::manual_seed(11);
   Tensor r = Tensor::randn({4000});
-  EXPECT_EQ(n.bits(), (mul(0.5, r) + 1.5).bits());
+  EXPECT_EQ(n.bits(), (prim::mul(0.5, r) + 1.5).bits());
   double m = n.mean().item(), sd = n.std().item();
   EXPECT_NEAR(m, 1.5, 0.05);
   EXPECT_NEAR(sd, 0.5, 0.03);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -46,11 +47,11 @@ TEST(DTypes, SumAccumulators) {
 
 TEST(DTypes, BinaryOpsPromoteAndScalarsAreWeak) {
   Tensor i8 = Tensor::full({2}, 1, Int8), u8 = Tensor::full({2}, 1, UInt8);
-  EXPECT_EQ(add(i8, u8).dtype(), Int16);
-  EXPECT_EQ(add(i8, 1.5).dtype(), Float32);
-  EXPECT_EQ(mul(Tensor::full({1}, 1.0, Float16), 2.5).dtype(), Float16);
-  EXPECT_EQ(add(Tensor::full({1}, true, Bool), 1).dtype(), Int32);
-  EXPECT_EQ(cmplt(i8, u8).dtype(), Bool);
+  EXPECT_EQ(prim::add(i8, u8).dtype(), Int16);
+  EXPECT_EQ(prim::add(i8, 1.5).dtype(), Float32);
+  EXPECT_EQ(prim::mul(Tensor::full({1}, 1.0, Float16), 2.5).dtype(), Float16);
+  EXPECT_EQ(prim::add(Tensor::full({1}, true, Bool), 1).dtype(), Int32);
+  EXPECT_EQ(prim::cmplt(i8, u8).dtype(), Bool);
   for (DType d : kConcreteDTypes) EXPECT_EQ(dtype_from_name(dtype_name(d)), d);
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -28,9 +29,9 @@ TEST(Errors, ShapesAndArgumentsAreNamed) {
   expect_error<ShapeError>([&] { a.reshape({-1, -1}); }, {"[reshape]", "-1"});
   expect_error<ShapeError>([&] { a.reshape({-1, 5}); }, {"[reshape]", "(3,4)"});
   expect_error<ShapeError>([&] { a.reshape({-2, 6}); }, {"[reshape]", "negative"});
-  expect_error<ShapeError>([&] { add(a, f32({5})); }, {"[add]", "(3,4)", "(5,)"});
-  expect_error<ShapeError>([&] { mulacc(a, a, f32({2, 4})); }, {"[mulacc]", "(2,4)"});
-  expect_error<ShapeError>([&] { where(cmplt(a, a), a, f32({4, 3})); }, {"[where]", "(4,3)"});
+  expect_error<ShapeError>([&] { prim::add(a, f32({5})); }, {"[add]", "(3,4)", "(5,)"});
+  expect_error<ShapeError>([&] { prim::mulacc(a, a, f32({2, 4})); }, {"[mulacc]", "(2,4)"});
+  expect_error<ShapeError>([&] { prim::where(prim::cmplt(a, a), a, f32({4, 3})); }, {"[where]", "(4,3)"});
   expect_error<ShapeError>([&] { a.permute({0, 0}); }, {"[permute]", "(0,0)", "(3,4)"});
   expect_error<ShapeError>([&] { a.permute({0}); }, {"[permute]", "(3,4)"});
   expect_error<ShapeError>([&] { a.permute({0, 2}); }, {"[permute]"});
@@ -51,13 +52,13 @@ TEST(Errors, ShapesAndArgumentsAreNamed) {
 TEST(Errors, DtypesAreNamed) {
   Tensor f = f32({2});
   Tensor i = Tensor::full({2}, 1, DType::Int32);
-  expect_error<DTypeError>([&] { shl(f, f); }, {"[shl]", "float32", "integer"});
+  expect_error<DTypeError>([&] { prim::shl(f, f); }, {"[shl]", "float32", "integer"});
   expect_error<DTypeError>([&] { i.exp2(); }, {"[exp2]", "int32", "float"});
   expect_error<DTypeError>([&] { i.sqrt(); }, {"[sqrt]", "int32"});
-  expect_error<DTypeError>([&] { pow(i, i); }, {"[pow]", "int32"});
-  expect_error<DTypeError>([&] { bitwise_and(f, i); }, {"[and]", "float32"});
+  expect_error<DTypeError>([&] { prim::pow(i, i); }, {"[pow]", "int32"});
+  expect_error<DTypeError>([&] { prim::bitwise_and(f, i); }, {"[and]", "float32"});
   expect_error<DTypeError>([&] { f.bitcast(DType::Int16); }, {"[bitcast]", "float32", "int16"});
-  expect_error<DTypeError>([&] { where(f, f, f); }, {"[where]", "bool", "float32"});
+  expect_error<DTypeError>([&] { prim::where(f, f, f); }, {"[where]", "bool", "float32"});
   expect_error<DTypeError>([&] { f.to_vector<double>(); }, {"[to_vector]", "float32"});
   expect_error<DTypeError>([&] { dtype_from_name("float8"); }, {"[dtype]", "float8"});
 }
@@ -65,13 +66,13 @@ TEST(Errors, DtypesAreNamed) {
 // Edge shapes work: zero-size tensors, scalars (rank 0), size-1 broadcasting.
 TEST(Errors, EdgeShapesAreFine) {
   Tensor z = f32({0, 3});
-  EXPECT_EQ(add(z, f32({3})).shape(), (Shape{0, 3}));
-  EXPECT_TRUE(add(z, 1.0).bits().empty());
+  EXPECT_EQ(prim::add(z, f32({3})).shape(), (Shape{0, 3}));
+  EXPECT_TRUE(prim::add(z, 1.0).bits().empty());
   EXPECT_EQ(z.reduce(ReduceOp::ADD, {0}).shape(), (Shape{1, 3}));
   EXPECT_EQ(z.reduce(ReduceOp::MAX, {0}).to_vector<float>(), std::vector<float>(3, -INFINITY));
   Tensor s = Tensor::full({}, 2.5);
   EXPECT_EQ(s.ndim(), 0);
-  EXPECT_EQ(mul(s, f32({2, 2})).to_vector<float>(), std::vector<float>(4, 2.5f));
+  EXPECT_EQ(prim::mul(s, f32({2, 2})).to_vector<float>(), std::vector<float>(4, 2.5f));
   EXPECT_EQ(s.reshape({1, 1}).shape(), (Shape{1, 1}));
   EXPECT_EQ(f32({2, 1}).expand({2, 0}).numel(), 0);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -54,22 +55,22 @@ TEST(FloatVsMpfr, AddMulMulaccReciprocalSqrt) {
       auto a = operands(g, d), b = operands(g, d, &a), c = operands(g, d);
       Tensor ta = tensor_of_bits(a, {kN}, d), tb = tensor_of_bits(b, {kN}, d), tc = tensor_of_bits(c, {kN}, d);
       // c near -(a*b) for the fused op: take the rounded product and negate it.
-      std::vector<uint64_t> prod = mul(ta, tb).bits();
+      std::vector<uint64_t> prod = prim::mul(ta, tb).bits();
       for (int i = 0; i < kN; i += 2) c[i] = prod[i] ^ f.sign_bit();
       tc = tensor_of_bits(c, {kN}, d);
       RoundingScope scope(r);
       auto args2 = [&](int i) { return "(" + hex(a[i]) + ", " + hex(b[i]) + ")"; };
       auto dec = [&](uint64_t x) { return decode(f, x); };
 
-      expect_all("ADD", d, r, add(ta, tb).bits(), [&](int i) {
+      expect_all("ADD", d, r, prim::add(ta, tb).bits(), [&](int i) {
         Mp x(dec(a[i])), y(dec(b[i]));
         return mpfr_rounded(f, r, [&](mpfr_t o, mpfr_rnd_t m) { return mpfr_add(o, x.v, y.v, m); });
       }, args2);
-      expect_all("MUL", d, r, mul(ta, tb).bits(), [&](int i) {
+      expect_all("MUL", d, r, prim::mul(ta, tb).bits(), [&](int i) {
         Mp x(dec(a[i])), y(dec(b[i]));
         return mpfr_rounded(f, r, [&](mpfr_t o, mpfr_rnd_t m) { return mpfr_mul(o, x.v, y.v, m); });
       }, args2);
-      expect_all("MULACC", d, r, mulacc(ta, tb, tc).bits(), [&](int i) {
+      expect_all("MULACC", d, r, prim::mulacc(ta, tb, tc).bits(), [&](int i) {
         Mp x(dec(a[i])), y(dec(b[i])), z(dec(c[i]));
         return mpfr_rounded(f, r, [&](mpfr_t o, mpfr_rnd_t m) { return mpfr_fma(o, x.v, y.v, z.v, m); });
       }, [&](int i) { return "(" + hex(a[i]) + ", " + hex(b[i]) + ", " + hex(c[i]) + ")"; });
@@ -175,10 +176,10 @@ TEST(FloatVsHost, MaxAndComparisons) {
     auto args = [&](int i) { return "(" + hex(a[i]) + ", " + hex(b[i]) + ")"; };
     auto x = [&](int i) { return decode(f, a[i]); };
     auto y = [&](int i) { return decode(f, b[i]); };
-    expect_all("CMPLT", d, Round::NearestEven, cmplt(ta, tb).bits(), [&](int i) -> uint64_t { return x(i) < y(i); }, args);
-    expect_all("CMPNE", d, Round::NearestEven, cmpne(ta, tb).bits(), [&](int i) -> uint64_t { return x(i) != y(i); }, args);
-    expect_all("CMPEQ", d, Round::NearestEven, cmpeq(ta, tb).bits(), [&](int i) -> uint64_t { return x(i) == y(i); }, args);
-    expect_all("MAX", d, Round::NearestEven, maximum(ta, tb).bits(), [&](int i) -> uint64_t {
+    expect_all("CMPLT", d, Round::NearestEven, prim::cmplt(ta, tb).bits(), [&](int i) -> uint64_t { return x(i) < y(i); }, args);
+    expect_all("CMPNE", d, Round::NearestEven, prim::cmpne(ta, tb).bits(), [&](int i) -> uint64_t { return x(i) != y(i); }, args);
+    expect_all("CMPEQ", d, Round::NearestEven, prim::cmpeq(ta, tb).bits(), [&](int i) -> uint64_t { return x(i) == y(i); }, args);
+    expect_all("MAX", d, Round::NearestEven, prim::maximum(ta, tb).bits(), [&](int i) -> uint64_t {
       if (std::isnan(x(i)) || std::isnan(y(i))) return sf::canonical_nan(f);
       if (x(i) == y(i)) return std::signbit(x(i)) ? b[i] : a[i];  // +0 beats -0
       return x(i) < y(i) ? b[i] : a[i];

@@ -8,6 +8,7 @@
 #endif
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -18,7 +19,7 @@ std::vector<uint64_t> workload() {
   Tensor a = Tensor::from_vector<float>({1e-38f, 3.f, 0.1f, -2.5f, 1e-45f, 7.f}, {6});
   Tensor b = Tensor::from_vector<float>({0.5f, 7.f, 0.2f, 1.f / 3, 1e-45f, 1e-3f}, {6});
   std::vector<uint64_t> out;
-  for (const Tensor& t : {mul(a, b), add(a, b), a.exp2(), b.log2(), a.sin(), pow(b, a),
+  for (const Tensor& t : {prim::mul(a, b), prim::add(a, b), a.exp2(), b.log2(), a.sin(), prim::pow(b, a),
                           a.cast(DType::Float64).sin(), a.cast(DType::Float16).exp2()}) {
     auto bits = t.bits();
     out.insert(out.end(), bits.begin(), bits.end());

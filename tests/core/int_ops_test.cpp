@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -53,22 +54,22 @@ uint64_t model(Op op, DType d, uint64_t x, uint64_t y, uint64_t z) {
 
 Tensor apply(Op op, const Tensor& a, const Tensor& b, const Tensor& c) {
   switch (op) {
-    case Op::ADD: return add(a, b);
-    case Op::MUL: return mul(a, b);
-    case Op::MAX: return maximum(a, b);
-    case Op::CMPLT: return cmplt(a, b);
-    case Op::CMPNE: return cmpne(a, b);
-    case Op::CMPEQ: return cmpeq(a, b);
-    case Op::AND: return bitwise_and(a, b);
-    case Op::OR: return bitwise_or(a, b);
-    case Op::XOR: return bitwise_xor(a, b);
-    case Op::SHL: return shl(a, b);
-    case Op::SHR: return shr(a, b);
-    case Op::CDIV: return cdiv(a, b);
-    case Op::CMOD: return cmod(a, b);
-    case Op::FLOORDIV: return floordiv(a, b);
-    case Op::FLOORMOD: return floormod(a, b);
-    case Op::MULACC: return mulacc(a, b, c);
+    case Op::ADD: return prim::add(a, b);
+    case Op::MUL: return prim::mul(a, b);
+    case Op::MAX: return prim::maximum(a, b);
+    case Op::CMPLT: return prim::cmplt(a, b);
+    case Op::CMPNE: return prim::cmpne(a, b);
+    case Op::CMPEQ: return prim::cmpeq(a, b);
+    case Op::AND: return prim::bitwise_and(a, b);
+    case Op::OR: return prim::bitwise_or(a, b);
+    case Op::XOR: return prim::bitwise_xor(a, b);
+    case Op::SHL: return prim::shl(a, b);
+    case Op::SHR: return prim::shr(a, b);
+    case Op::CDIV: return prim::cdiv(a, b);
+    case Op::CMOD: return prim::cmod(a, b);
+    case Op::FLOORDIV: return prim::floordiv(a, b);
+    case Op::FLOORMOD: return prim::floormod(a, b);
+    case Op::MULACC: return prim::mulacc(a, b, c);
     default: throw std::logic_error("int_ops_test: unexpected op");
   }
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -233,7 +234,7 @@ TEST(Movement, RandomCompositionsOfViews) {
     ASSERT_EQ(t.shape(), m.shape) << chain;
     ASSERT_EQ(t.bits(), m.v) << chain;
     // A compute op reads through the same views: x + 0 (int32) must not change a thing.
-    ASSERT_EQ(add(t, 0).bits(), m.v) << chain;
+    ASSERT_EQ(prim::add(t, 0).bits(), m.v) << chain;
     EXPECT_TRUE(t.shares_buffer_with(base)) << chain;
     // row_indices walks a row incrementally; it must agree with index() everywhere.
     const ShapeTracker& st = t.node()->view;
@@ -271,7 +272,7 @@ TEST(Movement, ConstantsAndBuffersInEveryDtype) {
   }
   // Weak scalars: an int8 tensor times 300 stays int8 and wraps (300 -> 44 first).
   Tensor i8 = Tensor::from_vector<int8_t>({1, 2}, {2});
-  Tensor y = mul(i8, 300);
+  Tensor y = prim::mul(i8, 300);
   EXPECT_EQ(y.dtype(), DType::Int8);
   EXPECT_EQ(y.to_vector<int8_t>(), (std::vector<int8_t>{44, 88}));
 }

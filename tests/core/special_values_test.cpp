@@ -7,6 +7,7 @@
 #include <set>
 
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -276,7 +277,7 @@ Tensor build(const Case& c, DType d) {
       v.push_back(tensor_of_bits(bits, {static_cast<int64_t>(bits.size())}, d));
     }
     RoundingScope scope(c.r);
-    return fused_reduce(v[0], v[1], {0});
+    return prim::fused_reduce(v[0], v[1], {0});
   }
   for (size_t k = 0; k < c.in.size(); ++k) {
     DType dk = (c.op == Op::WHERE && k == 0) ? DType::Bool : d;
@@ -292,24 +293,24 @@ Tensor build(const Case& c, DType d) {
     case Op::TRUNC: return xs[0].trunc();
     case Op::CAST: return xs[0].cast(c.to);
     case Op::BITCAST: return xs[0].bitcast(c.to);
-    case Op::ADD: return add(xs[0], xs[1]);
-    case Op::MUL: return mul(xs[0], xs[1]);
-    case Op::MAX: return maximum(xs[0], xs[1]);
-    case Op::CMPLT: return cmplt(xs[0], xs[1]);
-    case Op::CMPNE: return cmpne(xs[0], xs[1]);
-    case Op::CMPEQ: return cmpeq(xs[0], xs[1]);
-    case Op::POW: return pow(xs[0], xs[1]);
-    case Op::AND: return bitwise_and(xs[0], xs[1]);
-    case Op::OR: return bitwise_or(xs[0], xs[1]);
-    case Op::XOR: return bitwise_xor(xs[0], xs[1]);
-    case Op::SHL: return shl(xs[0], xs[1]);
-    case Op::SHR: return shr(xs[0], xs[1]);
-    case Op::CDIV: return cdiv(xs[0], xs[1]);
-    case Op::CMOD: return cmod(xs[0], xs[1]);
-    case Op::FLOORDIV: return floordiv(xs[0], xs[1]);
-    case Op::FLOORMOD: return floormod(xs[0], xs[1]);
-    case Op::WHERE: return where(xs[0], xs[1], xs[2]);
-    case Op::MULACC: return mulacc(xs[0], xs[1], xs[2]);
+    case Op::ADD: return prim::add(xs[0], xs[1]);
+    case Op::MUL: return prim::mul(xs[0], xs[1]);
+    case Op::MAX: return prim::maximum(xs[0], xs[1]);
+    case Op::CMPLT: return prim::cmplt(xs[0], xs[1]);
+    case Op::CMPNE: return prim::cmpne(xs[0], xs[1]);
+    case Op::CMPEQ: return prim::cmpeq(xs[0], xs[1]);
+    case Op::POW: return prim::pow(xs[0], xs[1]);
+    case Op::AND: return prim::bitwise_and(xs[0], xs[1]);
+    case Op::OR: return prim::bitwise_or(xs[0], xs[1]);
+    case Op::XOR: return prim::bitwise_xor(xs[0], xs[1]);
+    case Op::SHL: return prim::shl(xs[0], xs[1]);
+    case Op::SHR: return prim::shr(xs[0], xs[1]);
+    case Op::CDIV: return prim::cdiv(xs[0], xs[1]);
+    case Op::CMOD: return prim::cmod(xs[0], xs[1]);
+    case Op::FLOORDIV: return prim::floordiv(xs[0], xs[1]);
+    case Op::FLOORMOD: return prim::floormod(xs[0], xs[1]);
+    case Op::WHERE: return prim::where(xs[0], xs[1], xs[2]);
+    case Op::MULACC: return prim::mulacc(xs[0], xs[1], xs[2]);
     default: throw std::logic_error("special_values: no builder for " + std::string(op_name(c.op)));
   }
 }

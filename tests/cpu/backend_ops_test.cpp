@@ -7,6 +7,7 @@
 #include "core/alu.h"
 #include "maroon/backend.h"
 #include "util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -85,7 +86,7 @@ Tensor apply(Op op, const std::vector<Tensor>& x, DType d) {
   switch (op) {
     case Op::CAST: return x[0].cast(is_float(d) ? DType::Int32 : DType::Float32);
     case Op::BITCAST: return x[0].bitcast(is_unsigned(d) || is_float(d) ? (bitwidth(d) == 8 ? DType::Int8 : bitwidth(d) == 16 ? DType::Int16 : bitwidth(d) == 32 ? DType::Int32 : DType::Int64) : (bitwidth(d) == 8 ? DType::UInt8 : bitwidth(d) == 16 ? DType::UInt16 : bitwidth(d) == 32 ? DType::Float32 : DType::Float64));
-    case Op::WHERE: return where(x[0].cast(DType::Bool), x[1], x[2]);
+    case Op::WHERE: return prim::where(x[0].cast(DType::Bool), x[1], x[2]);
     default: return alu(op, x);
   }
 }
@@ -145,7 +146,7 @@ TEST(CpuBackend, ReductionsOverEveryAxisSet) {
       check("long sum " + std::string(dtype_name(d)) + " " + std::string(round_name(r)), [&] {
         Tensor x = operand(Cls::Large, d, 5, 0);
         RoundingScope scope(r);
-        return mul(x, x).reduce(ReduceOp::ADD, {1});
+        return prim::mul(x, x).reduce(ReduceOp::ADD, {1});
       });
   EXPECT_EQ(combos, 13 * 3 * 8 * 4);
   std::printf("reductions: %d backend runs equal to the reference\n", g_runs - runs_before);
@@ -154,7 +155,7 @@ TEST(CpuBackend, ReductionsOverEveryAxisSet) {
 // Matmuls as the Tensor API writes them: x[M,K,1] * y[1,K,N] summed over K.
 Tensor matmul(const Tensor& x, const Tensor& y) {
   int64_t M = x.shape()[0], K = x.shape()[1], N = y.shape()[1];
-  return mul(x.reshape({M, K, 1}).expand({M, K, N}), y.reshape({1, K, N}).expand({M, K, N}))
+  return prim::mul(x.reshape({M, K, 1}).expand({M, K, N}), y.reshape({1, K, N}).expand({M, K, N}))
       .reduce(ReduceOp::ADD, {1})
       .reshape({M, N});
 }
@@ -247,7 +248,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
       Tensor x = tensor_of_bits(xv, {40, 1, 3, 5, 5}, DType::Float32).expand({40, 6, 3, 5, 5});
       Tensor w = tensor_of_bits(wv, {1, 6, 3, 5, 5}, DType::Float32).expand({40, 6, 3, 5, 5});
       RoundingScope scope(r);
-      return mul(x, w).reduce(ReduceOp::ADD, {2, 3, 4});
+      return prim::mul(x, w).reduce(ReduceOp::ADD, {2, 3, 4});
     });
   }
   // An operand that is itself an unrealized expression (a backward pass's relu'(h) * grad).
@@ -255,7 +256,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     Gen g(6);
     const std::vector<uint64_t> xv = near_one(g, 50 * 80), yv = near_one(g, 80 * 30);
     Tensor x = tensor_of_bits(xv, {50, 80}, DType::Float32);
-    Tensor relu = where(cmplt(Tensor::full({}, 0.0, DType::Float32), x), mul(x, 3.0), 0.0);
+    Tensor relu = prim::where(prim::cmplt(Tensor::full({}, 0.0, DType::Float32), x), prim::mul(x, 3.0), 0.0);
     return matmul(relu, tensor_of_bits(yv, {80, 30}, DType::Float32));
   });
   // Batched: [B, M, K] @ [B, K, N].
@@ -264,7 +265,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     const std::vector<uint64_t> xv = near_one(g, 3 * 40 * 70), yv = near_one(g, 3 * 70 * 50);
     Tensor x = tensor_of_bits(xv, {3, 40, 70, 1}, DType::Float32).expand({3, 40, 70, 50});
     Tensor y = tensor_of_bits(yv, {3, 1, 70, 50}, DType::Float32).expand({3, 40, 70, 50});
-    return mul(x, y).reduce(ReduceOp::ADD, {2});
+    return prim::mul(x, y).reduce(ReduceOp::ADD, {2});
   });
   // Batch innermost: neither the output's rows nor its columns are adjacent, so every result
   // is scattered from the kernel's scratch tile (conv2d's output, computed transposed, is the
@@ -274,7 +275,7 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     const std::vector<uint64_t> xv = near_one(g, 40 * 70 * 2), yv = near_one(g, 70 * 50 * 2);
     Tensor x = tensor_of_bits(xv, {40, 70, 1, 2}, DType::Float32).expand({40, 70, 50, 2});
     Tensor y = tensor_of_bits(yv, {1, 70, 50, 2}, DType::Float32).expand({40, 70, 50, 2});
-    return mul(x, y).reduce(ReduceOp::ADD, {1});
+    return prim::mul(x, y).reduce(ReduceOp::ADD, {1});
   });
   std::printf("matmul: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
@@ -285,15 +286,15 @@ TEST(CpuBackend, FusedChains) {
     check("fused chain " + std::string(dtype_name(d)), [&] {
       Tensor a = operand(Cls::Large, d, 1, 0), b = operand(Cls::Large, d, 2, 1);
       // relu(a*b + 1) then sqrt of it, a comparison and a select: one kernel, no intermediates.
-      Tensor h = add(mul(a, b), 1.0);
-      Tensor relu = where(cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
-      return where(cmpne(relu, 0.0), relu.sqrt().reciprocal(), maximum(a, b));
+      Tensor h = prim::add(prim::mul(a, b), 1.0);
+      Tensor relu = prim::where(prim::cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
+      return prim::where(prim::cmpne(relu, 0.0), relu.sqrt().reciprocal(), prim::maximum(a, b));
     });
   }
   check("chain through a view of a reduction", [] {
     Tensor a = operand(Cls::Contiguous, DType::Float32, 3, 0);
     Tensor m = a.reduce(ReduceOp::MAX, {1});  // (7,1)
-    return add(a, mul(m.expand({7, 13}), -1.0)).exp2().reduce(ReduceOp::ADD, {1});  // softmax-like
+    return prim::add(a, prim::mul(m.expand({7, 13}), -1.0)).exp2().reduce(ReduceOp::ADD, {1});  // softmax-like
   });
   std::printf("fused chains: %d backend runs equal to the reference\n", g_runs - runs_before);
 }

@@ -10,6 +10,7 @@
 #include "fused_util.h"
 #include "maroon/nn.h"
 #include "maroon/optim.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -67,7 +68,7 @@ TEST(FusedApi, OnlyWhenAsked) {
   Tensor a = tensor_of_bits(near_one(DType::Float32, 6 * 5, 3), {6, 5}, DType::Float32);
   Tensor b = tensor_of_bits(near_one(DType::Float32, 5 * 4, 4), {5, 4}, DType::Float32);
   EXPECT_FALSE(current_fused());
-  Contractions plain = count({a.matmul(b), a.linear(b), mul(a.reshape({6, 5, 1}), b.reshape({1, 5, 4})).sum(1)});
+  Contractions plain = count({a.matmul(b), a.linear(b), prim::mul(a.reshape({6, 5, 1}), b.reshape({1, 5, 4})).sum(1)});
   EXPECT_EQ(plain.fused, 0);
   EXPECT_EQ(plain.unfused, 3);
   {
@@ -76,7 +77,7 @@ TEST(FusedApi, OnlyWhenAsked) {
     EXPECT_EQ(count({a.linear(b)}).fused, 1);
     EXPECT_EQ(count({a.matmul(b, std::nullopt, false)}).fused, 0);  // the call overrides the scope
     // The engine never contracts MUL + REDUCE on its own, scope or not.
-    EXPECT_EQ(count({mul(a.reshape({6, 5, 1}), b.reshape({1, 5, 4})).sum(1)}).fused, 0);
+    EXPECT_EQ(count({prim::mul(a.reshape({6, 5, 1}), b.reshape({1, 5, 4})).sum(1)}).fused, 0);
     EXPECT_EQ(a.matmul(b).bits(), a.matmul(b, std::nullopt, true).bits());
     // Integers have nothing to round: the scope leaves them alone.
     Tensor i = Tensor::from_vector<int32_t>({1, 2, 3, 4}, {2, 2});
@@ -94,15 +95,15 @@ TEST(FusedApi, OnlyWhenAsked) {
 TEST(FusedApi, ErrorsNameTheOpAndShapes) {
   Tensor a = Tensor::full({2, 3}, 1.0, DType::Float32), b = Tensor::full({2, 4}, 1.0, DType::Float32);
   try {
-    fused_reduce(a, b, {1});
+    prim::fused_reduce(a, b, {1});
     ADD_FAILURE() << "no ShapeError";
   } catch (const ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("[reduce_mulacc]"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("(2,3)"), std::string::npos) << e.what();
   }
   Tensor i = Tensor::full({2, 3}, 1, DType::Int32);
-  EXPECT_THROW(fused_reduce(i, i, {1}), DTypeError);
-  EXPECT_THROW(fused_reduce(a, a, {2}), IndexError);
+  EXPECT_THROW(prim::fused_reduce(i, i, {1}), DTypeError);
+  EXPECT_THROW(prim::fused_reduce(a, a, {2}), IndexError);
   EXPECT_THROW(a.matmul(b, std::nullopt, true), ShapeError);
 }
 

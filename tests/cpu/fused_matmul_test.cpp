@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "fused_util.h"
+#include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
@@ -125,7 +126,7 @@ TEST(FusedMatmul, BatchedBroadcastAndConvEqualTheReference) {
       Tensor x = tensor_of_bits(values(d, 7 * 5 * 30, 13, false), {7, 5, 30}, d).permute({2, 1, 0});
       Tensor y = tensor_of_bits(values(d, 40 * 7 * 5, 14, false), {40, 7, 5}, d).permute({0, 2, 1});
       RoundingScope scope(Round::TowardZero);
-      return fused_reduce(x.reshape({1, 30, 5, 7}), y.reshape({40, 1, 5, 7}), {2, 3});
+      return prim::fused_reduce(x.reshape({1, 30, 5, 7}), y.reshape({40, 1, 5, 7}), {2, 3});
     });
     g_runs += compare_with_ref("vector dot " + dn, [&] {
       Tensor x = tensor_of_bits(values(d, 333, 5, false), {333}, d);
@@ -155,7 +156,7 @@ TEST(FusedMatmul, BatchedBroadcastAndConvEqualTheReference) {
       Tensor x = tensor_of_bits(values(d, 9 * 14, 13, true), {9, 1, 14}, d);
       Tensor y = tensor_of_bits(values(d, 6 * 14, 14, true), {1, 6, 14}, d);
       RoundingScope scope(Round::TowardZero);
-      return fused_reduce(x, y, {2});
+      return prim::fused_reduce(x, y, {2});
     });
   }
   std::printf("fused batched/broadcast/conv: %d backend runs equal\n", g_runs - before);

@@ -9,6 +9,7 @@
 #include "battery.h"
 #include "core/alu.h"
 #include "core/ops.h"
+#include "maroon/primitives.h"
 
 namespace maroon::determinism {
 namespace {
@@ -81,7 +82,7 @@ void casts_and_where(Recorder& rec) {
     Tensor c = operand(key, DType::Bool, 0), a = operand(key, d, 1), b = operand(key, d, 2);
     for (Round r : kAllRounds) {
       RoundingScope scope(r);
-      rec.add(P + ":ternary", P + ".WHERE", where(c, a, b));
+      rec.add(P + ":ternary", P + ".WHERE", prim::where(c, a, b));
     }
   }
 }
@@ -98,12 +99,12 @@ void constants(Recorder& rec) {
       RoundingScope scope(r);
       for (double v : fl) {
         rec.add(P + ":const", P + ".CONST", Tensor::full({5}, v, d));
-        if (d != DType::Bool) rec.add(P + ":const", P + ".CONST", add(x, v));
-        if (d != DType::Bool) rec.add(P + ":const", P + ".CONST", mul(v, x));
+        if (d != DType::Bool) rec.add(P + ":const", P + ".CONST", prim::add(x, v));
+        if (d != DType::Bool) rec.add(P + ":const", P + ".CONST", prim::mul(v, x));
       }
       for (int64_t v : in) {
         rec.add(P + ":const", P + ".CONST", Tensor::full({5}, v, d));
-        if (d != DType::Bool) rec.add(P + ":const", P + ".CONST", add(x, v));
+        if (d != DType::Bool) rec.add(P + ":const", P + ".CONST", prim::add(x, v));
       }
     }
   }
@@ -135,9 +136,9 @@ void reductions(Recorder& rec) {
     Tensor b = random_tensor("ops.matmul/b/" + dn(d), {K, N}, DType::Int16).cast(d);
     for (Round r : kAllRounds) {
       RoundingScope scope(r);
-      Tensor bs = mul(b, 1.0 / 32768);
+      Tensor bs = prim::mul(b, 1.0 / 32768);
       for (const Tensor& lhs : {a, at}) {
-        Tensor p = mul(lhs.reshape({M, K, 1}).expand({M, K, N}), bs.reshape({1, K, N}).expand({M, K, N}));
+        Tensor p = prim::mul(lhs.reshape({M, K, 1}).expand({M, K, N}), bs.reshape({1, K, N}).expand({M, K, N}));
         rec.add(P + ":reduce", P + ".matmul", p.reduce(ReduceOp::ADD, {1}));
       }
     }
@@ -151,7 +152,7 @@ void reductions(Recorder& rec) {
     Tensor b = random_tensor("ops.REDUCE_MULACC/b", {K, N}, DType::Int16).cast(d);
     for (Round r : kAllRounds) {
       RoundingScope scope(r);
-      rec.add(P + ":reduce", P + ".REDUCE_MULACC", a.matmul(mul(b, 1.0 / 32768), std::nullopt, true));
+      rec.add(P + ":reduce", P + ".REDUCE_MULACC", a.matmul(prim::mul(b, 1.0 / 32768), std::nullopt, true));
     }
   }
 }
@@ -171,8 +172,8 @@ void movement(Recorder& rec) {
     Tensor w = random_tensor("ops.movement/w/" + dn(d), {1, 3, 1}, d).expand(v.shape());
     for (Round r : kAllRounds) {
       RoundingScope scope(r);
-      rec.add(P + ":movement", P + ".movement", maximum(v, w));
-      if (d != DType::Bool) rec.add(P + ":movement", P + ".movement", add(v, w));
+      rec.add(P + ":movement", P + ".movement", prim::maximum(v, w));
+      if (d != DType::Bool) rec.add(P + ":movement", P + ".movement", prim::add(v, w));
     }
   }
 }
@@ -183,12 +184,12 @@ void fused(Recorder& rec) {
     Tensor a = operand("ops.fused/" + dn(d), d, 0), b = operand("ops.fused/" + dn(d), d, 1);
     for (Round r : kAllRounds) {
       RoundingScope scope(r);
-      Tensor h = add(mul(a, b), 1.0);
-      Tensor relu = where(cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
-      rec.add(P + ":fused", P + ".fused", where(cmpne(relu, 0.0), relu.sqrt().reciprocal(), maximum(a, b)));
+      Tensor h = prim::add(prim::mul(a, b), 1.0);
+      Tensor relu = prim::where(prim::cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
+      rec.add(P + ":fused", P + ".fused", prim::where(prim::cmpne(relu, 0.0), relu.sqrt().reciprocal(), prim::maximum(a, b)));
       Tensor m = a.reduce(ReduceOp::MAX, {1});
       rec.add(P + ":fused", P + ".fused",
-              add(a, mul(m.expand(kShape), -1.0)).exp2().reduce(ReduceOp::ADD, {1}).log2());
+              prim::add(a, prim::mul(m.expand(kShape), -1.0)).exp2().reduce(ReduceOp::ADD, {1}).log2());
     }
   }
 }
