@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "maroon/lagoon.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 namespace sf = maroon::sf;
 using maroon::Round;

@@ -14,7 +14,7 @@
 
 #include "cpu/gemm_fused.h"
 #include "cpu/gemm_pack.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {

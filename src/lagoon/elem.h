@@ -19,7 +19,7 @@
 
 #include "lagoon/lagoon.hpp"
 #include "maroon/round.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 namespace maroon::lagoon {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "maroon/round.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 namespace maroon::math {
 

@@ -1,6 +1,6 @@
 // The scalar reference executor: the oracle every fast path is compared with, bit for bit.
 // Portable C++ only: no intrinsics, no libm, no dependence on the FPU's state (floats are done in
-// software, src/ref/softfloat.h). Obviously correct beats fast here.
+// software, src/float/). Obviously correct beats fast here.
 #pragma once
 #include "core/graph.h"
 

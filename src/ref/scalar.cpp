@@ -3,7 +3,7 @@
 #include <cassert>
 
 #include "math/math.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 namespace maroon::ref {
 

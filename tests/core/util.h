@@ -13,7 +13,7 @@
 
 #include "core/graph.h"
 #include "maroon/maroon.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 namespace maroon::test {
 

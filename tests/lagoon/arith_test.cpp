@@ -11,7 +11,7 @@
 
 #include "lagoon/internal.h"
 #include "maroon/round.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 #include "util.h"
 
 using namespace lagoon_test;

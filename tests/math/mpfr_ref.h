@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "maroon/round.h"
-#include "ref/softfloat.h"
+#include "float/softfloat.h"
 
 namespace maroon::mathref {
 

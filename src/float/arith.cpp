@@ -1,27 +1,15 @@
-#include "softfloat.h"
-
+// Exact arithmetic on the four float formats: each operation computes its exact result and rounds
+// it once (float/round.h).
 #include <cassert>
-#include <cstring>
+#include <utility>
+
+#include "float/softfloat.h"
 
 namespace maroon::sf {
 
+using namespace detail;
+
 namespace {
-
-int msb_index(u128 x) {  // index of the highest set bit; x != 0
-  uint64_t hi = static_cast<uint64_t>(x >> 64);
-  if (hi) return 127 - __builtin_clzll(hi);
-  return 63 - __builtin_clzll(static_cast<uint64_t>(x));
-}
-
-// x >> n, and whether any one bit was shifted out.
-u128 shift_right_sticky(u128 x, int n, bool* sticky) {
-  if (n <= 0) { *sticky = false; return x; }
-  if (n >= 128) { *sticky = x != 0; return 0; }
-  *sticky = (x & ((u128{1} << n) - 1)) != 0;
-  return x >> n;
-}
-
-uint64_t signed_zero(Format f, bool neg) { return neg ? f.sign_bit() : 0; }
 
 // An exact value (-1)^sign * (sig + sticky*s) * 2^exp, 0 < s < 1.
 struct Exact {
@@ -63,77 +51,6 @@ Exact add_exact(bool sa, int32_t ea, u128 ma, bool sb, int32_t eb, u128 mb) {
 uint64_t exact_zero_sum(Format f, Round r) { return signed_zero(f, r == Round::Down); }
 
 }  // namespace
-
-Format format_of(DType d) {
-  switch (d) {
-    case DType::Float16: return kF16;
-    case DType::BFloat16: return kBF16;
-    case DType::Float32: return kF32;
-    case DType::Float64: return kF64;
-    default: assert(false && "format_of: not a concrete float dtype"); return kF32;
-  }
-}
-
-Unpacked unpack(Format f, uint64_t bits) {
-  bool sign = (bits >> (f.bits - 1)) & 1;
-  uint64_t e = (bits >> f.mbits) & f.exp_mask();
-  uint64_t m = bits & f.man_mask();
-  if (e == f.exp_mask()) return {m ? Class::NaN : Class::Inf, sign, 0, 0};
-  if (e == 0) {
-    if (m == 0) return {Class::Zero, sign, 0, 0};
-    return {Class::Finite, sign, f.emin_q(), m};
-  }
-  return {Class::Finite, sign, static_cast<int32_t>(e) - f.bias() - f.mbits,
-          m | (uint64_t{1} << f.mbits)};
-}
-
-bool is_nan(Format f, uint64_t bits) { return unpack(f, bits).cls == Class::NaN; }
-
-uint64_t round_pack(Format f, bool sign, int32_t exp, u128 sig, bool sticky, Round r) {
-  if (sig == 0) {
-    assert(!sticky);
-    return signed_zero(f, sign);
-  }
-  int32_t q = msb_index(sig) + exp - f.mbits;  // lsb exponent keeping mbits+1 bits
-  if (q < f.emin_q()) q = f.emin_q();          // subnormal: fewer bits
-  int64_t shift = int64_t{q} - exp;
-  u128 m;
-  bool guard = false, rest = sticky;
-  if (shift > 0) {
-    assert(!sticky || shift >= 1);
-    bool below = false;
-    u128 upper = shift_right_sticky(sig, static_cast<int>(shift > 200 ? 200 : shift - 1), &below);
-    guard = upper & 1;
-    rest = rest || below;
-    m = upper >> 1;
-  } else {
-    assert(!sticky && "sticky bits need room below the rounding position");
-    m = sig << -shift;
-  }
-  bool inexact = guard || rest;
-  bool inc = false;
-  switch (r) {
-    case Round::NearestEven: inc = guard && (rest || (m & 1)); break;
-    case Round::TowardZero: inc = false; break;
-    case Round::Up: inc = inexact && !sign; break;
-    case Round::Down: inc = inexact && sign; break;
-  }
-  m += inc;
-  if (m >> (f.mbits + 1)) { m >>= 1; q += 1; }
-  if (q > f.emax_q()) {  // overflow
-    bool to_inf = r == Round::NearestEven || (r == Round::Up && !sign) || (r == Round::Down && sign);
-    return to_inf ? infinity(f, sign) : max_finite(f, sign);
-  }
-  uint64_t mm = static_cast<uint64_t>(m);
-  uint64_t out = sign ? f.sign_bit() : 0;
-  if (mm >> f.mbits) {
-    uint64_t e = static_cast<uint64_t>(q - f.emin_q() + 1);
-    out |= (e << f.mbits) | (mm & f.man_mask());
-  } else {
-    out |= mm;  // subnormal (or zero after rounding down to 0)
-  }
-  return out;
-}
 
 uint64_t add(Format f, uint64_t a, uint64_t b, Round r) {
   Unpacked x = unpack(f, a), y = unpack(f, b);
@@ -282,57 +199,5 @@ uint64_t max(Format f, uint64_t a, uint64_t b) {
   if (ka == kb) return (a & f.sign_bit()) ? b : a;  // prefers +0 over -0
   return ka < kb ? b : a;
 }
-
-uint64_t convert(Format from, Format to, uint64_t bits, Round r) {
-  Unpacked x = unpack(from, bits);
-  switch (x.cls) {
-    case Class::NaN: return canonical_nan(to);
-    case Class::Inf: return infinity(to, x.sign);
-    case Class::Zero: return signed_zero(to, x.sign);
-    case Class::Finite: break;
-  }
-  return round_pack(to, x.sign, x.exp, x.sig, false, r);
-}
-
-uint64_t from_int(Format f, int64_t v, Round r) {
-  bool sign = v < 0;
-  uint64_t mag = sign ? (~static_cast<uint64_t>(v) + 1) : static_cast<uint64_t>(v);
-  return round_pack(f, sign, 0, mag, false, r);
-}
-
-uint64_t from_uint(Format f, uint64_t v, Round r) { return round_pack(f, false, 0, v, false, r); }
-
-uint64_t to_int(Format f, uint64_t bits, int width, bool is_signed) {
-  const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  const uint64_t smax = mask >> 1, smin = smax + 1;  // magnitudes of the signed extremes
-  Unpacked x = unpack(f, bits);
-  if (x.cls == Class::NaN || x.cls == Class::Zero) return 0;
-  bool overflow = x.cls == Class::Inf;
-  uint64_t mag = 0;
-  if (!overflow) {
-    if (x.exp >= 0) {
-      overflow = msb_index(x.sig) + x.exp >= 64;
-      if (!overflow) mag = x.sig << x.exp;
-    } else {
-      mag = x.exp <= -64 ? 0 : (x.sig >> -x.exp);
-    }
-  }
-  if (is_signed) {
-    if (x.sign) {
-      if (overflow || mag > smin) return smin & mask;  // the minimum's bit pattern
-      return (~mag + 1) & mask;
-    }
-    if (overflow || mag > smax) return smax;
-    return mag;
-  }
-  if (x.sign) return 0;
-  if (overflow || mag > mask) return mask;
-  return mag;
-}
-
-uint64_t bits_of(double d) { uint64_t u; std::memcpy(&u, &d, 8); return u; }
-uint64_t bits_of(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-double double_of(uint64_t bits) { double d; std::memcpy(&d, &bits, 8); return d; }
-float float_of(uint64_t bits) { uint32_t u = static_cast<uint32_t>(bits); float f; std::memcpy(&f, &u, 4); return f; }
 
 }  // namespace maroon::sf
