@@ -11,8 +11,12 @@ namespace maroon {
 enum class Backend { Ref, Cpu };
 Backend backend();
 void set_backend(Backend b);
+// By name: "ref" or "cpu" (ShapeError for anything else).
+void set_backend(const std::string& name);
+std::string backend_name();
 
-// Worker threads of the Cpu backend. Default: MAROON_THREADS, else all cores.
+// Worker threads of the Cpu backend. Default: MAROON_THREADS, else all cores. ShapeError for a
+// count outside 1..1024.
 int num_threads();
 void set_num_threads(int n);
 

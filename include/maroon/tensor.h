@@ -95,8 +95,10 @@ inline Slice slice(std::optional<int64_t> start = std::nullopt, std::optional<in
   return Slice{start, stop, step};
 }
 
-// The losses' `reduction` argument.
+// The losses' `reduction` argument, and its name as tinygrad spells it ("mean", "sum", "none";
+// ShapeError for anything else).
 enum class Reduction { Mean, Sum, None };
+Reduction reduction_from_name(const std::string& name);
 
 class Tensor {
  public:
@@ -138,6 +140,9 @@ class Tensor {
     if (!b.empty()) std::memcpy(out.data(), b.data(), b.size());
     return out;
   }
+  // The weak scalar `s` as this tensor's binary ops see it: a 0-d constant of the dtype the
+  // promotion lattice gives the pair (an int8 tensor and 300: int8; and 1.5: float32).
+  Tensor scalar_operand(Scalar s) const;
   // Whether this tensor reads the same buffer as `other` (movement ops are views).
   bool shares_buffer_with(const Tensor& other) const;
 
@@ -432,6 +437,8 @@ class Tensor {
   Tensor one_hot(int64_t num_classes) const;
   Tensor one_hot_along_dim(int64_t num_classes, int64_t dim = -1) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  // reduce: "" (replace), "add" or "multiply" (tinygrad's scatter with reduce=).
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) const;
   Tensor scatter(int64_t dim, const Tensor& index, Scalar src, const std::string& reduce = "") const;
   // reduce: "sum", "prod", "mean", "amax" or "amin".
   Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce,

@@ -38,7 +38,6 @@ Shape shape_args(const py::args& args, const char* op);
 std::vector<int64_t> int_list(const py::handle& o, const char* op);  // int or sequence of ints
 // axis=None|int|sequence (tinygrad's reductions).
 Axis axis_arg(const py::handle& o);
-Reduction reduction_arg(const std::string& r);
 py::tuple tuple_of(const std::vector<Tensor>& ts);
 
 // The binders, one per source file.

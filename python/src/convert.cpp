@@ -4,7 +4,6 @@
 #include <cstring>
 #include <memory>
 
-#include "api/internal.h"
 #include "bind.h"
 
 namespace maroon::py_bind {
@@ -141,7 +140,7 @@ bool is_operand(const py::handle& o) {
 
 Tensor operand(const py::handle& o, const Tensor& like, const char* op) {
   if (auto t = tensor_of(o)) return *t;
-  return api::scalar_for(like, scalar_arg(o, op));
+  return like.scalar_operand(scalar_arg(o, op));
 }
 
 std::optional<DType> dtype_arg(const py::handle& o) {
@@ -187,13 +186,6 @@ Shape shape_args(const py::args& args, const char* op) {
 Axis axis_arg(const py::handle& o) {
   if (o.is_none()) return Axis();
   return Axis(int_list(o, "axis"));
-}
-
-Reduction reduction_arg(const std::string& r) {
-  if (r == "mean") return Reduction::Mean;
-  if (r == "sum") return Reduction::Sum;
-  if (r == "none") return Reduction::None;
-  throw ShapeError("[reduction] reduction='" + r + "' must be 'mean', 'sum' or 'none'");
 }
 
 py::tuple tuple_of(const std::vector<Tensor>& ts) { return py::cast(ts); }

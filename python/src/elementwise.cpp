@@ -1,6 +1,5 @@
 // Elementwise methods and Python's operators. A Python scalar on either side stays weak
 // (int8_tensor * 300 stays int8), as a tinygrad literal does.
-#include "api/internal.h"
 #include "bind.h"
 
 namespace maroon::py_bind {
@@ -15,8 +14,8 @@ using TS = Tensor (*)(const Tensor&, Scalar);
 Tensor binary(const Tensor& a, const py::handle& b, bool reverse, const char* op, TT ft, TS fs) {
   if (auto t = tensor_of(b)) return reverse ? ft(*t, a) : ft(a, *t);
   Scalar s = scalar_arg(b, op);
-  if (reverse) return ft(api::scalar_for(a, s), a);
-  return fs ? fs(a, s) : ft(a, api::scalar_for(a, s));
+  if (reverse) return ft(a.scalar_operand(s), a);
+  return fs ? fs(a, s) : ft(a, a.scalar_operand(s));
 }
 
 struct BinaryOp {
@@ -136,12 +135,10 @@ void bind_elementwise(py::class_<Tensor>& t) {
             py::arg("x"));
   }
   t.def("div", [](const Tensor& a, const py::object& b, bool rev, const py::object& mode) {
-    std::string m = mode.is_none() ? "" : mode.cast<std::string>();
-    if (m != "" && m != "trunc" && m != "floor")
-      throw ShapeError("[div] rounding_mode='" + m + "' must be None, 'trunc' or 'floor'");
+    std::string m = mode.is_none() ? "" : mode.cast<std::string>();  // C++ checks the mode
     if (auto t = tensor_of(b)) return rev ? t->div(a, m) : a.div(*t, m);
     Scalar s = scalar_arg(b, "div");
-    return rev ? api::scalar_for(a, s).div(a, m) : a.div(s, m);
+    return rev ? a.scalar_operand(s).div(a, m) : a.div(s, m);
   }, py::arg("x"), py::arg("reverse") = false, py::arg("rounding_mode") = py::none());
   // fused (Maroon's, not tinygrad's): sum each output as a chain of fused multiply-adds; None
   // follows maroon.set_fused (off unless turned on).

@@ -9,33 +9,20 @@ namespace {
 // kernel_size / stride / dilation / padding: an int or a tuple (tinygrad's make_tuple).
 std::vector<int64_t> ints(const py::handle& o, const char* op) { return int_list(o, op); }
 
-// Sizes, strides and dilations of windows must be positive (a zero would divide by zero).
-std::vector<int64_t> positive(std::vector<int64_t> v, const char* what, const char* op) {
-  for (int64_t x : v)
-    if (x <= 0) throw ShapeError(std::string("[") + op + "] " + what + " must be positive, got " + shape_str(v));
-  return v;
-}
-
+// One int stands for a square kernel (tinygrad's make_tuple); the C++ pools check the values.
 std::vector<int64_t> kernel_of(const py::handle& o) {
-  auto k = positive(ints(o, "pool"), "kernel_size", "pool");
+  auto k = ints(o, "pool");
   return k.size() == 1 ? std::vector<int64_t>{k[0], k[0]} : k;
 }
 
 std::vector<int64_t> stride_of(const py::handle& o) {
-  return o.is_none() ? std::vector<int64_t>{} : positive(ints(o, "pool"), "stride", "pool");
+  return o.is_none() ? std::vector<int64_t>{} : ints(o, "pool");
 }
 
-void check_conv(int64_t groups, const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation, const char* op) {
-  if (groups < 1) throw ShapeError(std::string("[") + op + "] groups must be positive, got " + std::to_string(groups));
-  positive(stride, "stride", op);
-  positive(dilation, "dilation", op);
-}
-
-// ceil_mode is not implemented; and the pools need an axis for every kernel entry.
-void check_pool(const Tensor& x, const std::vector<int64_t>& k, bool ceil_mode, const char* op) {
-  if (ceil_mode) throw ShapeError(std::string("[") + op + "] ceil_mode=True is not supported");
-  if (x.ndim() < static_cast<int64_t>(k.size()))
-    throw ShapeError(std::string("[") + op + "] input " + shape_str(x.shape()) + " has fewer axes than kernel " + shape_str(k));
+// Arguments tinygrad's Python signature has and the C++ API does not (ceil_mode, dtype=): the
+// binding refuses a value it cannot pass on. Every other check is the C++ API's.
+void refuse(bool given, const char* op, const char* what) {
+  if (given) throw ShapeError(std::string("[") + op + "] " + what + " is not supported");
 }
 
 }  // namespace
@@ -49,38 +36,35 @@ void bind_layers(py::class_<Tensor>& t) {
   }, py::arg("weight"), py::arg("bias") = py::none(), py::arg("dtype") = py::none(), py::arg("fused") = py::none());
   t.def("conv2d", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, int64_t groups, const py::object& stride,
                      const py::object& dilation, const py::object& padding, const py::object& d, std::optional<bool> fused) {
-    if (!d.is_none()) throw ShapeError("[conv2d] dtype= is not supported");
-    check_conv(groups, ints(stride, "conv2d"), ints(dilation, "conv2d"), "conv2d");
+    refuse(!d.is_none(), "conv2d", "dtype=");
     return x.conv2d(w, b, groups, ints(stride, "conv2d"), ints(dilation, "conv2d"), ints(padding, "conv2d"), fused);
   }, py::arg("weight"), py::arg("bias") = py::none(), py::arg("groups") = 1, py::arg("stride") = 1, py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("dtype") = py::none(), py::arg("fused") = py::none());
   t.def("conv_transpose2d", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b, int64_t groups, const py::object& stride,
                                const py::object& dilation, const py::object& padding, const py::object& out_pad) {
-    check_conv(groups, ints(stride, "conv_transpose2d"), ints(dilation, "conv_transpose2d"), "conv_transpose2d");
     return x.conv_transpose2d(w, b, groups, ints(stride, "conv_transpose2d"), ints(dilation, "conv_transpose2d"),
                               ints(padding, "conv_transpose2d"), ints(out_pad, "conv_transpose2d"));
   }, py::arg("weight"), py::arg("bias") = py::none(), py::arg("groups") = 1, py::arg("stride") = 1, py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("output_padding") = 0);
   t.def("max_pool2d", [](const Tensor& x, const py::object& k, const py::object& s, const py::object& dil, const py::object& pad,
                          bool ceil_mode, bool return_indices) -> py::object {
-    check_pool(x, kernel_of(k), ceil_mode, "max_pool2d");
+    refuse(ceil_mode, "max_pool2d", "ceil_mode=True");
     if (return_indices)
-      return py::cast(x.max_pool2d_with_indices(kernel_of(k), stride_of(s), positive(ints(dil, "max_pool2d"), "dilation", "max_pool2d"), ints(pad, "max_pool2d")));
-    return py::cast(x.max_pool2d(kernel_of(k), stride_of(s), positive(ints(dil, "max_pool2d"), "dilation", "max_pool2d"), ints(pad, "max_pool2d")));
+      return py::cast(x.max_pool2d_with_indices(kernel_of(k), stride_of(s), ints(dil, "max_pool2d"), ints(pad, "max_pool2d")));
+    return py::cast(x.max_pool2d(kernel_of(k), stride_of(s), ints(dil, "max_pool2d"), ints(pad, "max_pool2d")));
   }, py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(), py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("return_indices") = false);
   t.def("avg_pool2d", [](const Tensor& x, const py::object& k, const py::object& s, const py::object& dil, const py::object& pad,
                          bool ceil_mode, bool count_include_pad) {
-    check_pool(x, kernel_of(k), ceil_mode, "avg_pool2d");
-    return x.avg_pool2d(kernel_of(k), stride_of(s), positive(ints(dil, "avg_pool2d"), "dilation", "avg_pool2d"), ints(pad, "avg_pool2d"), count_include_pad);
+    refuse(ceil_mode, "avg_pool2d", "ceil_mode=True");
+    return x.avg_pool2d(kernel_of(k), stride_of(s), ints(dil, "avg_pool2d"), ints(pad, "avg_pool2d"), count_include_pad);
   }, py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(), py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
   t.def("max_unpool2d", [](const Tensor& x, const Tensor& idx, const py::object& k, const py::object& s, const py::object& dil,
                            const py::object& pad, const py::object& out) {
-    check_pool(x, kernel_of(k), false, "max_unpool2d");
     std::optional<Shape> os;
     if (!out.is_none()) os = ints(out, "max_unpool2d");
-    return x.max_unpool2d(idx, kernel_of(k), stride_of(s), positive(ints(dil, "max_unpool2d"), "dilation", "max_unpool2d"), ints(pad, "max_unpool2d"), os);
+    return x.max_unpool2d(idx, kernel_of(k), stride_of(s), ints(dil, "max_unpool2d"), ints(pad, "max_unpool2d"), os);
   }, py::arg("indices"), py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(),
      py::arg("dilation") = 1, py::arg("padding") = 0, py::arg("output_size") = py::none());
   t.def("batchnorm", [](const Tensor& x, std::optional<Tensor> w, std::optional<Tensor> b, const Tensor& mean, const Tensor& invstd,
@@ -102,21 +86,21 @@ void bind_layers(py::class_<Tensor>& t) {
 
   // ---- losses ----
   t.def("sparse_categorical_crossentropy", [](const Tensor& x, const Tensor& y, int64_t ignore, double ls, const std::string& r) {
-    return x.sparse_categorical_crossentropy(y, ignore, ls, reduction_arg(r));
+    return x.sparse_categorical_crossentropy(y, ignore, ls, reduction_from_name(r));
   }, py::arg("Y"), py::arg("ignore_index") = -1, py::arg("label_smoothing") = 0.0, py::arg("reduction") = "mean");
   t.def("cross_entropy", [](const Tensor& x, const Tensor& y, const std::string& r, double ls) {
-    return x.cross_entropy(y, reduction_arg(r), ls);
+    return x.cross_entropy(y, reduction_from_name(r), ls);
   }, py::arg("Y"), py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0);
   t.def("nll_loss", [](const Tensor& x, const Tensor& y, std::optional<Tensor> w, std::optional<int64_t> ignore, const std::string& r) {
-    return x.nll_loss(y, w, ignore, reduction_arg(r));
+    return x.nll_loss(y, w, ignore, reduction_from_name(r));
   }, py::arg("Y"), py::arg("weight") = py::none(), py::arg("ignore_index") = py::none(), py::arg("reduction") = "mean");
   t.def("binary_crossentropy", [](const Tensor& x, const Tensor& y, const std::string& r) {
-    return x.binary_crossentropy(y, reduction_arg(r));
+    return x.binary_crossentropy(y, reduction_from_name(r));
   }, py::arg("Y"), py::arg("reduction") = "mean");
   t.def("binary_crossentropy_logits", [](const Tensor& x, const Tensor& y, const std::string& r, std::optional<Tensor> pw) {
-    return x.binary_crossentropy_logits(y, reduction_arg(r), pw);
+    return x.binary_crossentropy_logits(y, reduction_from_name(r), pw);
   }, py::arg("Y"), py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
-  t.def("mse", [](const Tensor& x, const Tensor& y, const std::string& r) { return x.mse(y, reduction_arg(r)); },
+  t.def("mse", [](const Tensor& x, const Tensor& y, const std::string& r) { return x.mse(y, reduction_from_name(r)); },
         py::arg("Y"), py::arg("reduction") = "mean");
 
   // ---- linear algebra and hashing ----
@@ -128,7 +112,7 @@ void bind_layers(py::class_<Tensor>& t) {
       else
         ts.push_back(o.cast<Tensor>());
     }
-    if (!d.is_none()) throw ShapeError("[einsum] dtype= is not supported");
+    refuse(!d.is_none(), "einsum", "dtype=");
     return Tensor::einsum(formula, ts);
   }, py::arg("formula"), py::kw_only(), py::arg("dtype") = py::none());
   t.def("qr", &Tensor::qr);

@@ -40,20 +40,14 @@ PYBIND11_MODULE(_maroon, m) {
   py_bind::bind_layers(t);
   py_bind::bind_nn(m);
 
-  m.def("set_backend", [](const std::string& b) {
-    if (b != "ref" && b != "cpu") throw ShapeError("[set_backend] unknown backend '" + b + "' (ref, cpu)");
-    set_backend(b == "ref" ? Backend::Ref : Backend::Cpu);
-  }, py::arg("name"));
-  m.def("backend", [] { return backend() == Backend::Ref ? "ref" : "cpu"; });
+  m.def("set_backend", py::overload_cast<const std::string&>(&set_backend), py::arg("name"));
+  m.def("backend", &backend_name);
   // Whether matmul/dot/linear/conv2d without an explicit fused= use fused multiply-adds (this
   // thread; off by default). Each choice has its own exact bits.
   m.def("set_fused", &set_current_fused, py::arg("on"));
   m.def("fused", &current_fused);
   m.def("available_simd_targets", &available_simd_targets);
-  m.def("set_num_threads", [](int n) {
-    if (n < 1) throw ShapeError("[set_num_threads] needs at least 1 thread, got " + std::to_string(n));
-    set_num_threads(n);
-  }, py::arg("n"));
+  m.def("set_num_threads", &set_num_threads, py::arg("n"));
   m.def("num_threads", &num_threads);
   m.def("simd_target", &simd_target);
   m.def("set_simd_target", &set_simd_target, py::arg("name"));

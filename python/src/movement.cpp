@@ -145,12 +145,7 @@ void bind_movement(py::class_<Tensor>& t) {
   }, py::arg("size") = py::none(), py::arg("fill_value") = 0);
   t.def("scatter", [](const Tensor& x, int64_t dim, const Tensor& index, const py::object& src, const py::object& reduce) {
     std::string r = reduce.is_none() ? "" : reduce.cast<std::string>();
-    if (auto ts = tensor_of(src)) {
-      if (r == "add") return x.scatter_reduce(dim, index, *ts, "sum", true);
-      if (r == "multiply") return x.scatter_reduce(dim, index, *ts, "prod", true);
-      if (!r.empty()) throw ShapeError("[scatter] reduce='" + r + "' must be None, 'add' or 'multiply'");
-      return x.scatter(dim, index, *ts);
-    }
+    if (auto ts = tensor_of(src)) return x.scatter(dim, index, *ts, r);
     return x.scatter(dim, index, scalar_arg(src, "scatter"), r);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce") = py::none());
   t.def("scatter_reduce", &Tensor::scatter_reduce, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),

@@ -95,6 +95,12 @@ Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t 
 Tensor Tensor::conv_transpose2d(const Tensor& weight, std::optional<Tensor> bias, int64_t groups,
                                 std::vector<int64_t> stride, std::vector<int64_t> dilation,
                                 std::vector<int64_t> padding, std::vector<int64_t> output_padding) const {
+  if (groups < 1) throw ShapeError("[conv_transpose2d] groups must be positive, got " + std::to_string(groups));
+  for (const auto& v : {stride, dilation})
+    for (int64_t s : v)
+      if (s < 1)
+        throw ShapeError("[conv_transpose2d] stride and dilation must be positive, got stride " +
+                         shape_str(stride) + " dilation " + shape_str(dilation));
   Shape HW(weight.shape().begin() + 2, weight.shape().end());
   const size_t nk = HW.size();
   std::vector<int64_t> flips;

@@ -20,9 +20,6 @@ Tensor filled(const Shape& shape, Scalar v, DType dtype) {
   return c.reshape(Shape(shape.size(), 1)).expand(shape);
 }
 
-Tensor scalar_for(const Tensor& t, Scalar s) {
-  return Tensor::full({}, s, concrete(least_upper_dtype(t.dtype(), s.weak_dtype())));
-}
 
 DType least_upper_float(DType d) { return is_float(d) ? d : DType::Float32; }
 
@@ -48,7 +45,10 @@ Scalar dtype_max(DType d) {
 
 }  // namespace api
 
-using api::scalar_for;
+
+Tensor Tensor::scalar_operand(Scalar s) const {
+  return Tensor::full({}, s, concrete(least_upper_dtype(dtype(), s.weak_dtype())));
+}
 
 namespace {
 Scalar negate(Scalar s) {
@@ -72,7 +72,7 @@ Tensor Tensor::sub(const Tensor& x) const {
   return prim::add(cast(d), x.cast(d).neg());
 }
 Tensor Tensor::sub(Scalar x) const {
-  if (x.kind == Scalar::Kind::Bool) return sub(scalar_for(*this, x));
+  if (x.kind == Scalar::Kind::Bool) return sub(scalar_operand(x));
   return prim::add(*this, negate(x));
 }
 Tensor Tensor::mul(const Tensor& x) const { return prim::mul(*this, x); }
@@ -80,7 +80,7 @@ Tensor Tensor::mul(Scalar x) const { return prim::mul(*this, x); }
 
 Tensor Tensor::div(const Tensor& x, const std::string& mode) const {
   if (mode != "" && mode != "trunc" && mode != "floor")
-    throw ShapeError("[div] rounding_mode '" + mode + "' is not supported");
+    throw ShapeError("[div] rounding_mode='" + mode + "' must be None (\"\"), 'trunc' or 'floor'");
   DType d = concrete(least_upper_dtype(dtype(), x.dtype()));
   Tensor a = cast(d), b = x.cast(d);
   if (is_int(d)) {
@@ -97,7 +97,7 @@ Tensor Tensor::div(const Tensor& x, const std::string& mode) const {
   return q;
 }
 Tensor Tensor::div(Scalar x, const std::string& mode) const {
-  return div(scalar_for(*this, x), mode);
+  return div(scalar_operand(x), mode);
 }
 
 Tensor Tensor::mod(const Tensor& x) const {
@@ -131,7 +131,7 @@ Tensor Tensor::minimum(const Tensor& x) const {
   if (d == DType::Bool) return prim::bitwise_and(t, y);
   return prim::bitwise_xor(prim::maximum(prim::bitwise_xor(t, k), prim::bitwise_xor(y, k)), k);
 }
-Tensor Tensor::minimum(Scalar x) const { return minimum(scalar_for(*this, x)); }
+Tensor Tensor::minimum(Scalar x) const { return minimum(scalar_operand(x)); }
 
 Tensor Tensor::where(const Tensor& x, const Tensor& y) const { return prim::where(*this, x, y); }
 Tensor Tensor::where(const Tensor& x, Scalar y) const { return prim::where(*this, x, y); }
@@ -291,7 +291,7 @@ Tensor Tensor::logaddexp(const Tensor& x) const {
   Tensor m = a.maximum(b);
   return prim::add(prim::add(a.sub(m).exp(), b.sub(m).exp()).log(), m);
 }
-Tensor Tensor::logaddexp(Scalar x) const { return logaddexp(scalar_for(*this, x)); }
+Tensor Tensor::logaddexp(Scalar x) const { return logaddexp(scalar_operand(x)); }
 Tensor Tensor::copysign(const Tensor& x) const {
   Tensor mag = abs();
   return prim::bitwise_or(x.lt(0), x.reciprocal().lt(0)).where(mag.neg(), mag);
@@ -317,10 +317,10 @@ Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
   Tensor operator sym(const Tensor& a, Scalar b) { return expr_ts; }               \
   Tensor operator sym(Scalar a, const Tensor& b) { return expr_st; }
 MAROON_OPERATOR(+, a.add(b), a.add(b), prim::add(a, b))
-MAROON_OPERATOR(-, a.sub(b), a.sub(b), scalar_for(b, a).sub(b))
+MAROON_OPERATOR(-, a.sub(b), a.sub(b), b.scalar_operand(a).sub(b))
 MAROON_OPERATOR(*, a.mul(b), a.mul(b), prim::mul(a, b))
-MAROON_OPERATOR(/, a.div(b), a.div(b), scalar_for(b, a).div(b))
-MAROON_OPERATOR(%, a.mod(b), a.mod(scalar_for(a, b)), scalar_for(b, a).mod(b))
+MAROON_OPERATOR(/, a.div(b), a.div(b), b.scalar_operand(a).div(b))
+MAROON_OPERATOR(%, a.mod(b), a.mod(a.scalar_operand(b)), b.scalar_operand(a).mod(b))
 MAROON_OPERATOR(&, a.bitwise_and(b), prim::bitwise_and(a, b), prim::bitwise_and(a, b))
 MAROON_OPERATOR(|, a.bitwise_or(b), prim::bitwise_or(a, b), prim::bitwise_or(a, b))
 MAROON_OPERATOR(^, a.bitwise_xor(b), prim::bitwise_xor(a, b), prim::bitwise_xor(a, b))

@@ -18,8 +18,6 @@ inline int64_t ceildiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t resolve_dim(const char* op, int64_t dim, int64_t ndim, bool extra = false);
 // The axes an Axis argument names, resolved and sorted (all axes when none given).
 std::vector<int64_t> resolve_axes(const char* op, const Axis& axis, int64_t ndim);
-// A weak scalar constant shaped like `t` would see it in a binary op.
-Tensor scalar_for(const Tensor& t, Scalar s);
 // The least float dtype a value of `d` computes in (tinygrad's least_upper_float).
 DType least_upper_float(DType d);
 // A constant of `dtype` broadcast to `shape`, built as a view of one element.

@@ -6,6 +6,13 @@
 
 namespace maroon {
 
+Reduction reduction_from_name(const std::string& r) {
+  if (r == "mean") return Reduction::Mean;
+  if (r == "sum") return Reduction::Sum;
+  if (r == "none") return Reduction::None;
+  throw ShapeError("[reduction] reduction='" + r + "' must be 'mean', 'sum' or 'none'");
+}
+
 Tensor Tensor::do_reduction(Reduction r) const {
   switch (r) {
     case Reduction::None: return *this;

@@ -69,12 +69,15 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src_in) c
   return m.squeeze(-1).where(v.squeeze(-1), *this);
 }
 
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) const {
+  if (reduce == "add") return scatter_reduce(dim, index, src, "sum", true);
+  if (reduce == "multiply") return scatter_reduce(dim, index, src, "prod", true);
+  if (!reduce.empty()) throw ShapeError("[scatter] reduce='" + reduce + "' must be None (''), 'add' or 'multiply'");
+  return scatter(dim, index, src);
+}
+
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar src, const std::string& reduce) const {
-  Tensor s = api::filled(index.shape(), src, dtype());
-  if (reduce == "add") return scatter_reduce(dim, index, s, "sum", true);
-  if (reduce == "multiply") return scatter_reduce(dim, index, s, "prod", true);
-  if (!reduce.empty()) throw ShapeError("[scatter] reduce='" + reduce + "' must be '', 'add' or 'multiply'");
-  return scatter(dim, index, s);
+  return scatter(dim, index, api::filled(index.shape(), src, dtype()), reduce);
 }
 
 }  // namespace maroon

@@ -39,11 +39,17 @@ int g_threads = initial_threads();
 
 Backend backend() { return g_backend; }
 void set_backend(Backend b) { g_backend = b; }
+void set_backend(const std::string& name) {
+  if (name != "ref" && name != "cpu")
+    throw ShapeError("[set_backend] unknown backend '" + name + "' (ref, cpu)");
+  set_backend(name == "ref" ? Backend::Ref : Backend::Cpu);
+}
+std::string backend_name() { return g_backend == Backend::Ref ? "ref" : "cpu"; }
 
 int num_threads() { return g_threads; }
 void set_num_threads(int n) {
   if (n < 1 || n > 1024)
-    throw Error("[set_num_threads] thread count must be in 1..1024, got " + std::to_string(n));
+    throw ShapeError("[set_num_threads] thread count must be in 1..1024, got " + std::to_string(n));
   g_threads = n;
 }
 
