@@ -56,6 +56,9 @@ class MnistCNN : public MnistModel {
 
 // "mlp" or "cnn"; throws maroon::Error for anything else.
 std::unique_ptr<MnistModel> make_model(const std::string& kind, uint64_t seed);
+// A model of the kind the state's names say (l1.* for mlp, layers.* for cnn), loaded from it.
+// Throws maroon::Error naming `what` for a missing, extra or mis-shaped tensor.
+std::unique_ptr<MnistModel> model_from_state(const nn::StateDict& state, const std::string& what);
 
 // `n` images of 28x28 uint8 pixels (IDX order) -> float32 (n,1,28,28): cast, then / 255 with
 // tinygrad's div (in the graph, so its bits are the engine's).

@@ -11,6 +11,7 @@ import os
 from . import _maroon
 from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
                       set_num_threads, set_simd_target, simd_target)
+from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)
@@ -100,4 +101,5 @@ function = TinyJit
 
 from . import nn  # noqa: E402
 
-__all__ = ["Tensor", "dtypes", "DType", "nn", "Device", "Context", "TinyJit", "getenv"]
+__all__ = ["Tensor", "dtypes", "DType", "nn", "Device", "Context", "TinyJit", "getenv", "infer", "inference_digest",
+           "load_model"]

@@ -48,5 +48,6 @@ void bind_reduce(py::class_<Tensor>& t);
 void bind_creation(py::class_<Tensor>& t);
 void bind_layers(py::class_<Tensor>& t);
 void bind_nn(py::module_& m);
+void bind_infer(py::module_& m);
 
 }  // namespace maroon::py_bind

@@ -39,6 +39,7 @@ PYBIND11_MODULE(_maroon, m) {
   py_bind::bind_creation(t);
   py_bind::bind_layers(t);
   py_bind::bind_nn(m);
+  py_bind::bind_infer(m);
 
   m.def("set_backend", py::overload_cast<const std::string&>(&set_backend), py::arg("name"));
   m.def("backend", &backend_name);

@@ -1,5 +1,7 @@
 // The MNIST MLP and tinygrad's beautiful_mnist CNN.
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "maroon/models.h"
 
@@ -53,6 +55,29 @@ std::unique_ptr<MnistModel> make_model(const std::string& kind, uint64_t seed) {
   if (kind == "mlp") return std::make_unique<MnistMLP>(seed);
   if (kind == "cnn") return std::make_unique<MnistCNN>(seed);
   throw Error("[make_model] unknown model '" + kind + "' (expected mlp or cnn)");
+}
+
+std::unique_ptr<MnistModel> model_from_state(const nn::StateDict& state, const std::string& what) {
+  std::map<std::string, Tensor> by_name(state.begin(), state.end());
+  std::string kind = by_name.count("l1.weight") ? "mlp" : by_name.count("layers.0.weight") ? "cnn" : "";
+  if (kind.empty())
+    throw Error(what + " holds neither the mlp (l1.weight ...) nor the cnn (layers.0.weight ...) tensors");
+  auto model = make_model(kind, 0);
+  nn::StateDict want = model->state_dict();
+  std::set<std::string> names;
+  for (auto& [k, t] : want) {
+    names.insert(k);
+    auto it = by_name.find(k);
+    if (it == by_name.end()) throw Error(what + " lacks tensor '" + k + "' of the " + kind + " model");
+    if (it->second.dtype() != t.dtype() || it->second.shape() != t.shape())
+      throw Error(what + ": tensor '" + k + "' is " + std::string(dtype_name(it->second.dtype())) + " " +
+                  shape_str(it->second.shape()) + ", the " + kind + " model needs " +
+                  std::string(dtype_name(t.dtype())) + " " + shape_str(t.shape()));
+  }
+  for (auto& [k, t] : state)
+    if (!names.count(k)) throw Error(what + " has tensor '" + k + "' that the " + kind + " model does not");
+  nn::load_state_dict(want, by_name);
+  return model;
 }
 
 Tensor images_to_input(const uint8_t* pixels, int64_t n) {
