@@ -39,7 +39,7 @@ Format parse_format(std::string_view name) {
   if (name == "idx") return Format::Idx;
   if (name == "npy") return Format::Npy;
   if (name == "raw") return Format::Raw;
-  throw Error("[infer] unknown input format '" + std::string(name) + "' (expected idx, npy, raw or auto)");
+  throw ShapeError("[infer] unknown input format '" + std::string(name) + "' (expected idx, npy, raw or auto)");
 }
 
 std::string_view format_name(Format f) {
@@ -57,7 +57,7 @@ Format resolve_format(Format f, const std::string& path) {
   if (ends_with(path, ".npy")) return Format::Npy;
   if (ends_with(path, ".idx") || ends_with(path, "-ubyte")) return Format::Idx;
   if (ends_with(path, ".raw") || ends_with(path, ".bin") || ends_with(path, ".u8")) return Format::Raw;
-  throw Error("[infer] cannot tell the format of '" + path +
+  throw ShapeError("[infer] cannot tell the format of '" + path +
               "' from its name (*.npy, *.idx, *-ubyte, *.raw, *.bin, *.u8): name it (idx, npy or raw)");
 }
 
