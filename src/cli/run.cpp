@@ -13,26 +13,11 @@
 #include "data/json.h"
 #include "io/files.h"
 #include "maroon/sha256.h"
+#include "maroon/shuffle.h"
 
 namespace maroon::cli {
 
 namespace {
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// A uniform integer in [0, bound) by rejection: no modulo bias, only integer arithmetic.
-uint64_t below(uint64_t& state, uint64_t bound) {
-  uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-  uint64_t x;
-  do x = splitmix64(state);
-  while (x >= limit);
-  return x % bound;
-}
 
 std::string hex32(float f) {
   uint32_t u;
@@ -116,10 +101,8 @@ Run::Run(const RunConfig& cfg, const data::Split& train) : cfg_(cfg), train_(tra
 models::StepResult Run::step() {
   int64_t in_epoch = done_ % per_epoch_;
   if (in_epoch == 0) {
-    order_.resize(static_cast<size_t>(train_.n));
-    for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<uint32_t>(i);
-    uint64_t state = static_cast<uint64_t>(cfg_.seed) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(epoch());
-    for (size_t i = order_.size() - 1; i > 0; --i) std::swap(order_[i], order_[below(state, i + 1)]);
+    order_ = data::epoch_order(static_cast<uint64_t>(cfg_.seed), static_cast<uint64_t>(epoch()),
+                               static_cast<uint32_t>(train_.n));
     double lr = cfg_.lr;
     for (int64_t e = 0; e < epoch(); ++e) lr *= cfg_.lr_decay;
     step_->optimizer().lr.assign(Tensor::full({1}, lr, DType::Float32));
