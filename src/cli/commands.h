@@ -17,6 +17,7 @@ struct DataOptions {
   int64_t threads = 0;  // 0: MAROON_THREADS, else all cores
 };
 void add_data_options(CLI::App& app, DataOptions& o);
+void add_threads_option(CLI::App& app, DataOptions& o);  // --threads alone (infer)
 void apply_threads(const DataOptions& o);
 // --dataset mnist|fashion, or the DATASET positional.
 CLI::Option* add_dataset_option(CLI::App& app, const std::string& name, std::string& dataset, const std::string& help);
@@ -25,8 +26,6 @@ std::string check_dataset(const std::string& name);  // "mnist" or "fashion", el
 // The test accuracy line's numbers: correct predictions over the test split.
 int64_t test_correct(models::MnistModel& m, const data::Split& test);
 std::string percent(int64_t correct, int64_t n);  // "98.21"
-// A model of the kind the state's names say (l1.* for mlp, layers.* for cnn), loaded from it.
-std::unique_ptr<models::MnistModel> model_from_state(const nn::StateDict& state, const std::string& what);
 // The run record beside a weights file ("x.safetensors" -> "x.run.json"), or the path itself.
 std::string record_path_for(const std::string& path);
 

@@ -1,7 +1,5 @@
 // Helpers shared by the subcommands.
 #include <cstdio>
-#include <map>
-#include <set>
 
 #include "cli/commands.h"
 #include "cli/run.h"
@@ -11,6 +9,10 @@ namespace maroon::cli {
 
 void add_data_options(CLI::App& app, DataOptions& o) {
   app.add_option("--data", o.dir, "the dataset's directory (IDX files)")->type_name("DIR");
+  add_threads_option(app, o);
+}
+
+void add_threads_option(CLI::App& app, DataOptions& o) {
   app.add_option("--threads", o.threads, "worker threads (speed only: never changes a bit)")
       ->check(integer_at_least(1, 1024))
       ->type_name("T");
@@ -51,29 +53,6 @@ std::string percent(int64_t correct, int64_t n) {
   int64_t bp = n ? (correct * 20000 / n + 1) / 2 : 0;
   std::snprintf(b, sizeof b, "%lld.%02lld", static_cast<long long>(bp / 100), static_cast<long long>(bp % 100));
   return b;
-}
-
-std::unique_ptr<models::MnistModel> model_from_state(const nn::StateDict& state, const std::string& what) {
-  std::map<std::string, Tensor> by_name(state.begin(), state.end());
-  std::string kind = by_name.count("l1.weight") ? "mlp" : by_name.count("layers.0.weight") ? "cnn" : "";
-  if (kind.empty())
-    throw Error(what + " holds neither the mlp (l1.weight ...) nor the cnn (layers.0.weight ...) tensors");
-  auto model = models::make_model(kind, 0);
-  nn::StateDict want = model->state_dict();
-  std::set<std::string> names;
-  for (auto& [k, t] : want) {
-    names.insert(k);
-    auto it = by_name.find(k);
-    if (it == by_name.end()) throw Error(what + " lacks tensor '" + k + "' of the " + kind + " model");
-    if (it->second.dtype() != t.dtype() || it->second.shape() != t.shape())
-      throw Error(what + ": tensor '" + k + "' is " + std::string(dtype_name(it->second.dtype())) + " " +
-                  shape_str(it->second.shape()) + ", the " + kind + " model needs " +
-                  std::string(dtype_name(t.dtype())) + " " + shape_str(t.shape()));
-  }
-  for (auto& [k, t] : state)
-    if (!names.count(k)) throw Error(what + " has tensor '" + k + "' that the " + kind + " model does not");
-  nn::load_state_dict(want, by_name);
-  return model;
 }
 
 std::string record_path_for(const std::string& path) {

@@ -16,7 +16,7 @@ struct EvalOptions {
 
 int eval(const EvalOptions& o, const Context& ctx) {
   apply_threads(o.data);
-  auto model = model_from_state(nn::safe_load(o.weights), "'" + o.weights + "'");
+  auto model = models::model_from_state(nn::safe_load(o.weights), "'" + o.weights + "'");
   // The dataset: --dataset, else the one the run record beside the weights names, else mnist.
   std::string dataset = o.dataset.empty() ? "mnist" : o.dataset;
   std::string rec = record_path_for(o.weights);

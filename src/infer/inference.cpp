@@ -58,7 +58,7 @@ Format resolve_format(Format f, const std::string& path) {
   if (ends_with(path, ".idx") || ends_with(path, "-ubyte")) return Format::Idx;
   if (ends_with(path, ".raw") || ends_with(path, ".bin") || ends_with(path, ".u8")) return Format::Raw;
   throw ShapeError("[infer] cannot tell the format of '" + path +
-              "' from its name (*.npy, *.idx, *-ubyte, *.raw, *.bin, *.u8): name it (idx, npy or raw)");
+              "' from its name (*.npy, *.idx, *-ubyte, *.raw, *.bin, *.u8): give its format (idx, npy or raw)");
 }
 
 Tensor images_to_input(const Tensor& images, const std::string& what) {
