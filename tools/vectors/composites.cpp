@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "maroon/shuffle.h"
 #include "vectors.h"
 
 namespace maroon::vectors {
@@ -20,10 +21,7 @@ Tensor values(const Shape& shape, uint64_t seed, double range = 2.0) {
   std::vector<float> v(static_cast<size_t>(n));
   uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
   for (float& x : v) {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    uint64_t z = data::splitmix64(s);
     x = static_cast<float>(static_cast<int64_t>(z >> 40) - (int64_t{1} << 23)) * static_cast<float>(range / 8388608.0);
   }
   return Tensor::from_vector(v, shape);

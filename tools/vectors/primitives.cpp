@@ -5,6 +5,7 @@
 #include "core/alu.h"
 #include "core/ops.h"
 #include "float/softfloat.h"
+#include "maroon/shuffle.h"
 #include "vectors.h"
 
 namespace maroon::vectors {
@@ -13,15 +14,10 @@ namespace {
 
 const std::string kFile = "primitives.safetensors";
 
-// SplitMix64, for the few arbitrary values each list adds to its special ones.
+// SplitMix64 (the shuffle's generator), for the few arbitrary values each list adds.
 struct Mix {
   uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return data::splitmix64(s); }
 };
 
 // A float format's special values (bits): zeros, subnormals, the smallest normal, values at and
