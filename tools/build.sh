@@ -7,7 +7,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMAROON_BUILD_PYTHON=ON
   -DPython_EXECUTABLE="$MAROON_PYTHON" -DMAROON_PYTHON="$MAROON_PYTHON" >/dev/null
 cmake --build build -j "$(nproc)"
 
-# The Python package, in .venv from Debian's python3, installed offline (its setup.py reuses
-# ./build, so this only links the extension).
+# The Python package, in .venv from Debian's python3, installed offline (MAROON_BUILD_DIR makes
+# setup.py reuse ./build, so this only links the extension).
 [ -x .venv/bin/python ] || "$MAROON_PYTHON" -m venv --system-site-packages .venv
-.venv/bin/python -m pip install -q --no-build-isolation --no-index ./python
+MAROON_BUILD_DIR=build .venv/bin/python -m pip install -q --no-build-isolation --no-index .

@@ -10,7 +10,9 @@ MAROON_APT_PACKAGES=(
   libsleef-dev                          # a peer in bench/math (built only when present)
   python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
-  pybind11-dev                          # the maroon Python package's bindings
+  pybind11-dev python3-pybind11         # the maroon Python package's bindings
+  python3-build                         # building its sdist and wheel (tools/test_packages.sh)
+  doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
 )

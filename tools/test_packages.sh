@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Maroon as other projects get it, tried from outside the source tree (called by tools/test.sh
-# after the build; about a minute on 2 cores):
+# after the build; about 3 minutes on 2 cores, most of it compiling the wheel; with ccache warm,
+# under a minute):
 #   1. the CMake package: `cmake --install build` into a scratch prefix, then a C++ consumer
 #      built with find_package(maroon) against maroon::maroon and maroon::maroon_static, and a C
 #      consumer of the Lagoon ABI built with pkg-config; each checks results and the version;
 #   2. add_subdirectory: a parent project configures (no build) without Maroon's tests, tools or
-#      benchmarks, and none of Maroon's include paths or flags reach the parent's code.
+#      benchmarks, and none of Maroon's include paths or flags reach the parent's code;
+#   3. the Python package: the sdist (python3 -m build), a wheel built from it alone, installed
+#      offline into a fresh venv; from another directory, its version, that it loads no shared
+#      library beyond libc/libm/libgcc/libstdc++, and the same bits as the in-tree build on
+#      every SIMD target.
 # usage: tools/test_packages.sh [BUILD_DIR]   (default ./build, as tools/build.sh makes it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,4 +83,44 @@ EOF
 then
   echo "FAIL: Maroon's private include path or flags reach the parent project"; exit 1
 fi
+step "Python: the sdist, a wheel built from it, a fresh venv"
+/usr/bin/python3 -m build --sdist --no-isolation --outdir "$tmp/dist" . >/dev/null
+sdist="$tmp/dist/maroon-$version.tar.gz"
+[ -f "$sdist" ] || { echo "FAIL: no $sdist"; exit 1; }
+if tar tzf "$sdist" | grep -q "/tests/\|/bench/\|/data/"; then echo "FAIL: the sdist carries tests, benchmarks or data"; exit 1; fi
+/usr/bin/python3 -m venv --system-site-packages "$tmp/venv"
+# ccache, when there is one, keyed on paths relative to the scratch directory (the same each run).
+launcher=""
+command -v ccache >/dev/null && launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+(cd "$tmp" && TMPDIR="$tmp" CCACHE_BASEDIR="$tmp" MAROON_CMAKE_ARGS="$launcher" MAROON_BUILD_JOBS="$(nproc)" \
+  "$tmp/venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation --no-index -w "$tmp/wheels" "$sdist")
+"$tmp/venv/bin/python" -m pip install -q --no-index "$tmp"/wheels/maroon-"$version"-*.whl
+mkdir "$tmp/elsewhere"
+cd "$tmp/elsewhere"
+so=$("$tmp/venv/bin/python" -c "import maroon._maroon as m; print(m.__file__)")
+case "$so" in "$tmp/venv/"*) ;; *) echo "FAIL: maroon imported from $so, not the venv"; exit 1 ;; esac
+libs=$(ldd "$so" | awk '{print $1}' | grep -v "^linux-vdso\|^/lib64/ld-linux\|^libc\.so\|^libm\.so\|^libgcc_s\.so\|^libstdc++\.so" || true)
+[ -z "$libs" ] || { echo "FAIL: the wheel's extension needs $libs"; exit 1; }
+# The same program under the in-tree build (system libhwy) and the wheel (bundled runtime): the
+# same version, the same SIMD targets detected, and the same bits on each of them.
+probe='
+import hashlib, sys
+import numpy as np
+import maroon
+from maroon import Tensor
+out = [maroon.__version__, " ".join(maroon.available_simd_targets())]
+for t in maroon.available_simd_targets():
+    maroon.set_simd_target(t)
+    x = Tensor(np.arange(-300, 300, dtype=np.float32).reshape(20, 30) / 7)
+    y = ((x.matmul(x.T) / 1000).exp().log_softmax() + x.sin().sum()).numpy()
+    out.append(t + " " + hashlib.sha256(y.tobytes()).hexdigest())
+print("\n".join(out))'
+want=$("$src/.venv/bin/python" -c "$probe")
+got=$("$tmp/venv/bin/python" -c "$probe")
+echo "$got"
+[ "$(echo "$got" | head -1)" = "$version" ] || { echo "FAIL: maroon.__version__ is not $version"; exit 1; }
+[ "$got" = "$want" ] || { echo "FAIL: the wheel differs from the in-tree build:"; echo "$want"; exit 1; }
+step "the API reference (Doxygen, Sphinx), warnings as errors"
+cd "$src"
+MAROON_DOCS_OUT="$tmp/docs" bash tools/docs.sh --check
 step "all checks passed"

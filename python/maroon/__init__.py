@@ -9,6 +9,7 @@ import functools
 import os
 
 from . import _maroon
+from ._maroon import __version__  # noqa: F401 (the VERSION file, compiled into the extension)
 from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
                       set_num_threads, set_simd_target, simd_target)
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401

@@ -3,12 +3,14 @@
 // ShapeError and FormatError as ValueError, DTypeError as TypeError, IndexError as IndexError.
 #include "bind.h"
 #include "maroon/backend.h"
+#include "maroon/version.h"
 
 namespace py = pybind11;
 using namespace maroon;
 
 PYBIND11_MODULE(_maroon, m) {
   m.doc() = "Maroon: a deterministic tensor engine (tinygrad's Tensor API, same bits everywhere)";
+  m.attr("__version__") = MAROON_VERSION;  // the VERSION file, through CMake
 
   // Translators run newest first, so the base class goes first.
   py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
