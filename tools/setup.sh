@@ -11,6 +11,7 @@ MAROON_APT_PACKAGES=(
   python3 python3-numpy python3-torch   # Debian's Python 3.11: PyTorch comparison tests
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   pybind11-dev python3-pybind11         # the maroon Python package's bindings
+  libdlpack-dev                         # its __dlpack__ (the DLPack header)
   python3-build                         # building its sdist and wheel (tools/test_packages.sh)
   doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output

@@ -120,6 +120,12 @@ got=$("$tmp/venv/bin/python" -c "$probe")
 echo "$got"
 [ "$(echo "$got" | head -1)" = "$version" ] || { echo "FAIL: maroon.__version__ is not $version"; exit 1; }
 [ "$got" = "$want" ] || { echo "FAIL: the wheel differs from the in-tree build:"; echo "$want"; exit 1; }
+# The installed package documents itself: stubs and marker shipped, every docstring example and
+# signature checked (python/tests/test_docs.py), DLPack export; run against the wheel.
+site=$("$tmp/venv/bin/python" -c "import maroon, os; print(os.path.dirname(maroon.__file__))")
+[ -f "$site/py.typed" ] && [ -f "$site/_maroon.pyi" ] || { echo "FAIL: the wheel lacks py.typed or _maroon.pyi"; exit 1; }
+"$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_docs.py" "$src/python/tests/test_dlpack.py"
+
 step "the API reference (Doxygen, Sphinx), warnings as errors"
 cd "$src"
 MAROON_DOCS_OUT="$tmp/docs" bash tools/docs.sh --check

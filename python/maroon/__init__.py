@@ -10,6 +10,9 @@ import os
 
 from . import _maroon
 from ._maroon import __version__  # noqa: F401 (the VERSION file, compiled into the extension)
+from . import _docs
+
+_docs.apply(_maroon)  # the compiled API's docstrings and signatures (maroon/_docs), once
 from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
                       set_num_threads, set_simd_target, simd_target)
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
@@ -31,16 +34,24 @@ class dtypes:  # noqa: N801 (tinygrad's name)
     all = (bool,) + ints + floats
 
     @staticmethod
-    def is_float(x): return x.is_float()
+    def is_float(x):
+        """Whether dtype ``x`` is a float dtype."""
+        return x.is_float()
 
     @staticmethod
-    def is_int(x): return x.is_int()
+    def is_int(x):
+        """Whether dtype ``x`` is an integer dtype (signed or unsigned)."""
+        return x.is_int()
 
     @staticmethod
-    def is_unsigned(x): return x.is_unsigned()
+    def is_unsigned(x):
+        """Whether dtype ``x`` is an unsigned integer dtype."""
+        return x.is_unsigned()
 
     @staticmethod
-    def is_bool(x): return x == DType.bool
+    def is_bool(x):
+        """Whether dtype ``x`` is bool."""
+        return x == DType.bool
 
     @staticmethod
     def from_py(x):
@@ -65,6 +76,7 @@ class Device:
 
 
 def getenv(key, default=0):
+    """The environment variable ``key`` converted to ``default``'s type (tinygrad's getenv)."""
     return type(default)(os.getenv(key, default))
 
 

@@ -42,6 +42,8 @@ PYBIND11_MODULE(_maroon, m) {
   py_bind::bind_layers(t);
   py_bind::bind_nn(m);
   py_bind::bind_infer(m);
+  py_bind::bind_dlpack(t);
+  py_bind::bind_docs(m);
 
   m.def("set_backend", py::overload_cast<const std::string&>(&set_backend), py::arg("name"));
   m.def("backend", &backend_name);

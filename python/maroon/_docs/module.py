@@ -1,0 +1,66 @@
+"""Docstrings of the extension module's functions, DType and the Tensor class itself
+(maroon/_docs/__init__.py attaches them)."""
+from .tensor_shape import _doc
+
+_SPEED = "Speed only: every choice gives the same bits (tests/cpu proves it)."
+
+DOCS = {
+    "set_backend": _doc("Chooses the executor: 'cpu' (SIMD, fusion, threads; the default) or 'ref' (the "
+                        "scalar reference executor, the oracle).", ["name: 'cpu' or 'ref'."], _SPEED,
+                        "maroon.set_backend('ref'); maroon.backend()", "maroon.set_backend('cpu')"),
+    "backend": _doc("The executor in use: 'cpu' or 'ref'.", [], _SPEED, "maroon.backend()"),
+    "set_num_threads": _doc("The CPU backend's worker threads (default: MAROON_THREADS, else all cores).",
+                            ["n: at least 1."], _SPEED, "n = maroon.num_threads()",
+                            "maroon.set_num_threads(1); maroon.num_threads()", "maroon.set_num_threads(n)"),
+    "num_threads": _doc("The CPU backend's worker threads.", [], _SPEED, "maroon.num_threads() >= 1"),
+    "available_simd_targets": _doc("The SIMD targets this CPU and build can run, e.g. ['scalar', 'sse4', "
+                                   "'avx2', 'avx512'].", [], _SPEED, "'scalar' in maroon.available_simd_targets()"),
+    "simd_target": _doc("The SIMD target in use (default: MAROON_SIMD, else the best available).", [], _SPEED,
+                        "maroon.simd_target() in maroon.available_simd_targets()"),
+    "set_simd_target": _doc("Forces a SIMD target (one of ``available_simd_targets()``).", ["name: the target."],
+                            _SPEED, "maroon.set_simd_target('scalar'); maroon.simd_target()",
+                            "maroon.set_simd_target(maroon.available_simd_targets()[-1])"),
+    "set_fused": _doc("Whether matmul, dot, linear and conv2d called without ``fused=`` use the fused matmul "
+                      "(REDUCE_MULACC: exact fused multiply-adds in increasing k) on this thread. Off by default; "
+                      "the engine never chooses it.", ["on: True or False."],
+                      "Each choice has its own exact bits, the same on every machine.",
+                      "maroon.set_fused(True); maroon.fused()", "maroon.set_fused(False)"),
+    "fused": _doc("Whether this thread's matmuls are fused by default (``set_fused``).", [], "", "maroon.fused()"),
+    "least_upper_dtype": _doc("The dtype two dtypes promote to (tinygrad's lattice).", ["arg0, arg1: dtypes."],
+                              "", "maroon._maroon.least_upper_dtype(dtypes.int8, dtypes.float16)"),
+    "sum_acc_dtype": _doc("The dtype ``sum`` accumulates a dtype in (tinygrad's rule).", ["arg0: a dtype."], "",
+                          "maroon._maroon.sum_acc_dtype(dtypes.int8)"),
+    "DType": _doc("A Maroon dtype; the names are in ``maroon.dtypes`` (``dtypes.float32``, ...).", [], "",
+                  "dtypes.float16.itemsize", "dtypes.int8.is_int()"),
+    "Tensor": """
+A tensor: a node of a lazy graph, with tinygrad's API. Building ops computes nothing; reading the
+data (``numpy``, ``tolist``, ``item``) or ``realize`` runs the graph. Every result has the same
+bits on every machine, compiler, SIMD width and thread count: each op's bits are defined in
+``docs/spec.md`` and every kernel is compared with the reference executor bit for bit.
+
+Args:
+    data: a Python scalar or (nested) list, a numpy array (one copy of its bytes), or a Tensor.
+    dtype: a DType or a name such as 'int32' (default: tinygrad's, float32 for floats and int32
+        for ints); device and requires_grad are accepted (one CPU device; every float tensor in
+        a graph gets a gradient).
+
+>>> t = Tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> (t @ t).tolist()
+<OUT>
+>>> t.dtype, t.shape
+<OUT>
+""",
+    "Tensor.shape": "The shape, a tuple of ints.\n\n>>> Tensor.ones(2, 3).shape\n<OUT>\n",
+    "Tensor.dtype": "The dtype.\n\n>>> Tensor([1, 2]).dtype\n<OUT>\n",
+    "Tensor.ndim": "The number of axes.\n\n>>> Tensor.ones(2, 3).ndim\n<OUT>\n",
+    "Tensor.T": "The tensor with its last two axes swapped (a view).\n\n>>> Tensor([[1, 2]]).T.tolist()\n<OUT>\n",
+    "Tensor.device": "Always 'CPU' (accepted for tinygrad compatibility).\n\n>>> Tensor([1]).device\n<OUT>\n",
+    "Tensor.grad": ("The gradient ``backward`` computed, or None.\n\n>>> x = Tensor([2.0])\n"
+                    ">>> (x * x).sum().backward().shape\n<OUT>\n>>> x.grad.tolist()\n<OUT>\n"),
+    "Tensor.requires_grad": ("Accepted for tinygrad compatibility: every float tensor in a graph gets a "
+                             "gradient.\n\n>>> Tensor([1.0]).requires_grad\n<OUT>\n"),
+    "Tensor.training": ("Whether training-only behaviour (dropout) is on; ``maroon.Context(TRAINING=1)`` "
+                        "sets it.\n\n>>> Tensor.training\n<OUT>\n"),
+    "Tensor.max_shape": ("The shape with each dimension at its largest value (tinygrad's, for symbolic shapes; "
+                         "Maroon's shapes are concrete, so it is ``shape``).\n\n>>> Tensor.ones(2, 3).max_shape\n<OUT>\n"),
+}
