@@ -30,6 +30,23 @@ DOCS = {
                               "", "maroon._maroon.least_upper_dtype(dtypes.int8, dtypes.float16)"),
     "sum_acc_dtype": _doc("The dtype ``sum`` accumulates a dtype in (tinygrad's rule).", ["arg0: a dtype."], "",
                           "maroon._maroon.sum_acc_dtype(dtypes.int8)"),
+    "load_model": _doc("A Maroon weights file (.safetensors of the MNIST MLP or CNN) loaded for ``infer``.",
+                       ["path: the file."], "The model's ``sha256`` is the file's, as the inference record "
+                       "names it.", ),
+    "infer": _doc("Runs a model on images and returns their digest, classes, outputs and the JSON document "
+                  "``maroon infer --json`` prints (``docs/spec-model.md`` defines the input conversion and the "
+                  "digest).", ["model: a path or a ``maroon.Model``.", "input: a file (idx, npy or raw, by name "
+                  "or ``format=``), raw uint8 pixel bytes, or a numpy array (uint8 pixels or float32).",
+                  "format: 'idx', 'npy' or 'raw' when the name does not say.", "start, count: which images."],
+                  "The digest is the same from the CLI, Python, C++ and C, on every machine."),
+    "inference_digest": _doc("The inference digest of a list of output tensors (``docs/spec-model.md``).",
+                             ["outputs: the tensors."], "SHA-256 over their dtype, shape and bytes, as the spec "
+                             "defines: the same everywhere.", "len(maroon.inference_digest([Tensor([1.0, 2.0])]))"),
+    "Model": "A loaded model for ``maroon.infer``: ``kind`` ('mlp' or 'cnn') and ``sha256`` (its file's).",
+    "Model.kind": "'mlp' or 'cnn'.",
+    "Model.sha256": "The SHA-256 of the weights file the model was loaded from.",
+    "InferenceResult": ("What ``maroon.infer`` returns: ``digest`` (hex), ``classes`` (one per image), "
+                        "``outputs`` (the logits) and ``json`` (the document ``maroon infer --json`` prints)."),
     "DType": _doc("A Maroon dtype; the names are in ``maroon.dtypes`` (``dtypes.float32``, ...).", [], "",
                   "dtypes.float16.itemsize", "dtypes.int8.is_int()"),
     "Tensor": """
