@@ -44,7 +44,8 @@ if grep -q -- "-I$src/src\|-ffp-contract\|-Werror=switch" "$tmp/consumer/build/c
 fi
 "$tmp/consumer/build/consumer_maroon" "$version"
 "$tmp/consumer/build/consumer_maroon_static" "$version"
-ldd "$tmp/consumer/build/consumer_maroon" | grep -q "$prefix.*libmaroon.so" ||
+linked=$(ldd "$tmp/consumer/build/consumer_maroon")
+grep -q "$prefix.*libmaroon.so" <<<"$linked" ||
   { echo "FAIL: consumer_maroon does not load the installed libmaroon.so"; exit 1; }
 
 step "C consumer of the Lagoon ABI with pkg-config"
@@ -72,7 +73,7 @@ EOF
 cmake -S "$tmp/parent" -B "$tmp/parent/build" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 targets=$(ninja -C "$tmp/parent/build" -t targets all)
 for t in maroon_tests maroon-battery maroon-bench-conv maroon-optable maroon-cli; do
-  if echo "$targets" | grep -q "^$t"; then echo "FAIL: add_subdirectory builds $t"; exit 1; fi
+  if grep -q "^$t" <<<"$targets"; then echo "FAIL: add_subdirectory builds $t"; exit 1; fi
 done
 if /usr/bin/python3 - "$tmp/parent/build/compile_commands.json" <<'EOF'
 import json, sys
@@ -92,6 +93,7 @@ if grep -q "^maroon-$version/\(tests\|bench\|data\|tools\)/" <<<"$listing"; then
   echo "FAIL: the sdist carries tests, benchmarks, tools or data"; exit 1
 fi
 /usr/bin/python3 -m venv --system-site-packages "$tmp/venv"
+# (Checks read captured output: `cmd | grep -q` under pipefail fails when grep stops early.)
 # ccache, when there is one, keyed on paths relative to the scratch directory (the same each run).
 launcher=""
 command -v ccache >/dev/null && launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
