@@ -33,9 +33,10 @@ std::vector<int64_t> per_axis(const std::vector<int64_t>& v, size_t n) {
   return v.size() == 1 ? std::vector<int64_t>(n, v[0]) : v;
 }
 
-Pairs spatial_pads(int64_t ndim, const Pairs& grouped) {
+Pairs spatial_pads(const char* op, const Shape& shape, const Pairs& grouped) {
+  const int64_t ndim = static_cast<int64_t>(shape.size());
   if (ndim < static_cast<int64_t>(grouped.size()))
-    throw ShapeError("[pool] a " + std::to_string(ndim) + "-d input has fewer axes than the " +
+    throw ShapeError(std::string("[") + op + "] input " + shape_str(shape) + " has fewer axes than the " +
                      std::to_string(grouped.size()) + " the kernel pools");
   Pairs p(ndim - grouped.size(), {0, 0});
   p.insert(p.end(), grouped.begin(), grouped.end());
@@ -56,7 +57,7 @@ Tensor Tensor::conv2d(const Tensor& weight, std::optional<Tensor> bias, int64_t 
     throw ShapeError("[conv2d] input " + shape_str(shape()) + " does not match weight " + shape_str(weight.shape()) +
                      " with groups=" + std::to_string(groups));
   std::vector<int64_t> pads = resolve_pool_pads(padding, HW.size());
-  Tensor x = api::pad_constant(*this, spatial_pads(ndim(), flat_to_grouped(pads)), 0.0)
+  Tensor x = api::pad_constant(*this, spatial_pads("conv2d", shape(), flat_to_grouped(pads)), 0.0)
                  .pool(HW, per_axis(stride, HW.size()), per_axis(dilation, HW.size()));
   int64_t rcout = cout / groups;
   Shape oyx(x.shape().begin() + 2, x.shape().end() - HW.size());
@@ -142,7 +143,7 @@ Tensor Tensor::max_pool2d(std::vector<int64_t> k, std::vector<int64_t> stride,
   k = per_axis(k, 2);
   if (stride.empty()) stride = k;
   std::vector<int64_t> pads = resolve_pool_pads(padding, k.size());
-  Tensor pooled = api::pad_constant(*this, spatial_pads(ndim(), flat_to_grouped(pads)), api::dtype_min(dtype()))
+  Tensor pooled = api::pad_constant(*this, spatial_pads("max_pool2d", shape(), flat_to_grouped(pads)), api::dtype_min(dtype()))
                       .pool(k, per_axis(stride, k.size()), per_axis(dilation, k.size()));
   std::vector<int64_t> axes;
   for (int64_t i = -static_cast<int64_t>(k.size()); i < 0; ++i) axes.push_back(i);
@@ -158,7 +159,7 @@ Tensor Tensor::avg_pool2d(std::vector<int64_t> k, std::vector<int64_t> stride,
   std::vector<int64_t> axes;
   for (int64_t i = -static_cast<int64_t>(k.size()); i < 0; ++i) axes.push_back(i);
   auto pool = [&](const Tensor& x) {
-    return api::pad_constant(x, spatial_pads(x.ndim(), flat_to_grouped(pads)), 0.0)
+    return api::pad_constant(x, spatial_pads("avg_pool2d", x.shape(), flat_to_grouped(pads)), 0.0)
         .pool(k, per_axis(stride, k.size()), per_axis(dilation, k.size()));
   };
   if (!count_include_pad) return pool(*this).sum(Axis(axes)).div(pool(const_like(1)).sum(Axis(axes)));
@@ -190,7 +191,7 @@ std::pair<Tensor, Tensor> Tensor::max_pool2d_with_indices(std::vector<int64_t> k
   k = per_axis(k, 2);
   if (stride.empty()) stride = k;
   std::vector<int64_t> pads = resolve_pool_pads(padding, k.size());
-  Pairs sp = spatial_pads(ndim(), flat_to_grouped(pads));
+  Pairs sp = spatial_pads("max_pool2d", shape(), flat_to_grouped(pads));
   Tensor pooled = api::pad_constant(*this, sp, api::dtype_min(dtype()))
                       .pool(k, per_axis(stride, k.size()), per_axis(dilation, k.size()));
   std::vector<int64_t> axes;
@@ -200,7 +201,7 @@ std::pair<Tensor, Tensor> Tensor::max_pool2d_with_indices(std::vector<int64_t> k
   for (int64_t d : spatial) sz *= d;
   Tensor idx = arange(sz, 0, -1).reshape(spatial);
   Tensor m = pooled.eq(pooled.max(Axis(axes), true));
-  Tensor ip = api::pad_constant(idx, spatial_pads(idx.ndim(), flat_to_grouped(pads)), api::dtype_min(idx.dtype()))
+  Tensor ip = api::pad_constant(idx, spatial_pads("max_pool2d", idx.shape(), flat_to_grouped(pads)), api::dtype_min(idx.dtype()))
                   .pool(k, per_axis(stride, k.size()), per_axis(dilation, k.size()));
   Tensor sel = m * ip;
   return {pooled.max(Axis(axes)), prim::add(sel.max(Axis(axes)).neg(), sz)};
