@@ -1,5 +1,5 @@
 // The primitive builders (namespace maroon::prim): each call adds one node of the op table
-// (src/core/ops.def) to the lazy graph, plus the CAST, RESHAPE and EXPAND nodes that broadcasting
+// (maroon/ops.def) to the lazy graph, plus the CAST, RESHAPE and EXPAND nodes that broadcasting
 // and promotion need. This is the layer below the Tensor API (maroon/tensor.h): `prim::mul(a, b)`
 // is the MUL primitive, `a.mul(b)` / `a * b` is tinygrad's Tensor.mul, which builds on it.
 //
@@ -18,56 +18,38 @@
 
 namespace maroon::prim {
 
-// ---- unary (EXP2 .. TRUNC; float dtypes only) ----
-Tensor exp2(const Tensor& x);
-Tensor log2(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor reciprocal(const Tensor& x);
-Tensor trunc(const Tensor& x);
+// ---- generated from maroon/ops.def: one builder per Unary, Binary and Compare row, named by its
+// BUILDER column (docs/ops.md lists them; e.g. prim::exp2, prim::add, prim::maximum for MAX).
+// Unary ones take float dtypes only; binary ones broadcast and promote and take a weak scalar on
+// either side; the Compare ones return bool. ----
+#define MAROON_PRIM_Unary(B) Tensor B(const Tensor& x);
+#define MAROON_PRIM_Binary(B)                     \
+  Tensor B(const Tensor& a, const Tensor& b);     \
+  Tensor B(const Tensor& a, Scalar b);            \
+  Tensor B(Scalar a, const Tensor& b);
+#define MAROON_PRIM_Compare(B) MAROON_PRIM_Binary(B)
+#define MAROON_PRIM_Cast(B)
+#define MAROON_PRIM_Ternary(B)
+#define MAROON_PRIM_Reduce(B)
+#define MAROON_PRIM_Movement(B)
+#define MAROON_PRIM_Source(B)
+#define OP(NAME, KIND, ARITY, DTYPES, BUILDER, ...) MAROON_PRIM_##KIND(BUILDER)
+#include "maroon/ops.def"
+#undef OP
+#undef MAROON_PRIM_Unary
+#undef MAROON_PRIM_Binary
+#undef MAROON_PRIM_Compare
+#undef MAROON_PRIM_Cast
+#undef MAROON_PRIM_Ternary
+#undef MAROON_PRIM_Reduce
+#undef MAROON_PRIM_Movement
+#undef MAROON_PRIM_Source
+
+// ---- casts ----
 // CAST: value conversion (rounds in the current mode, saturates float→int); BITCAST: same
 // itemsize, bits unchanged. Both return `x` itself when the dtype is already `to`.
 Tensor cast(const Tensor& x, DType to);
 Tensor bitcast(const Tensor& x, DType to);
-
-// ---- binary (broadcast + promote); the Compare ops return bool ----
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor maximum(const Tensor& a, const Tensor& b);  // MAX
-Tensor cmplt(const Tensor& a, const Tensor& b);
-Tensor cmpne(const Tensor& a, const Tensor& b);
-Tensor cmpeq(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, const Tensor& b);
-Tensor bitwise_and(const Tensor& a, const Tensor& b);  // AND
-Tensor bitwise_or(const Tensor& a, const Tensor& b);   // OR
-Tensor bitwise_xor(const Tensor& a, const Tensor& b);  // XOR
-Tensor shl(const Tensor& a, const Tensor& b);
-Tensor shr(const Tensor& a, const Tensor& b);
-Tensor cdiv(const Tensor& a, const Tensor& b);
-Tensor cmod(const Tensor& a, const Tensor& b);
-Tensor floordiv(const Tensor& a, const Tensor& b);
-Tensor floormod(const Tensor& a, const Tensor& b);
-// The same with a weak scalar on either side.
-#define MAROON_SCALAR_OVERLOADS(fn)     \
-  Tensor fn(const Tensor& a, Scalar b); \
-  Tensor fn(Scalar a, const Tensor& b);
-MAROON_SCALAR_OVERLOADS(add)
-MAROON_SCALAR_OVERLOADS(mul)
-MAROON_SCALAR_OVERLOADS(maximum)
-MAROON_SCALAR_OVERLOADS(cmplt)
-MAROON_SCALAR_OVERLOADS(cmpne)
-MAROON_SCALAR_OVERLOADS(cmpeq)
-MAROON_SCALAR_OVERLOADS(pow)
-MAROON_SCALAR_OVERLOADS(bitwise_and)
-MAROON_SCALAR_OVERLOADS(bitwise_or)
-MAROON_SCALAR_OVERLOADS(bitwise_xor)
-MAROON_SCALAR_OVERLOADS(shl)
-MAROON_SCALAR_OVERLOADS(shr)
-MAROON_SCALAR_OVERLOADS(cdiv)
-MAROON_SCALAR_OVERLOADS(cmod)
-MAROON_SCALAR_OVERLOADS(floordiv)
-MAROON_SCALAR_OVERLOADS(floormod)
-#undef MAROON_SCALAR_OVERLOADS
 
 // ---- ternary ----
 // WHERE: the condition must be bool; a and b broadcast and promote.

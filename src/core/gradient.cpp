@@ -73,11 +73,16 @@ Grads fused_reduce_gradient(const Tensor& ctx, const Node& n) {
 Tensor neg(const Tensor& t) { return prim::mul(t, -1); }
 Tensor zeros_like(const Tensor& t) { return Tensor::full({}, 0, t.dtype()).reshape(Shape(t.ndim(), 1)).expand(t.shape()); }
 
-// One rule per op. Returns nullopt when the op has no rule (an error if a gradient reaches it).
+// One rule per op whose GRAD column (maroon/ops.def) is Grad. Returns nullopt for the ops whose
+// column says None (an error if a gradient reaches them); Stop ops pass no gradient on.
 std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
+  switch (op_info(n.op).grad) {
+    case GradRule::None: return std::nullopt;
+    case GradRule::Stop: return Grads(n.src.size());
+    case GradRule::Grad: break;
+  }
   switch (n.op) {
     case Op::CAST: return Grads{ctx.cast(n.src[0]->dtype)};
-    case Op::BITCAST: return Grads{std::nullopt};
     case Op::RECIPROCAL: return Grads{prim::mul(prim::mul(neg(ctx), ret), ret)};
     case Op::SIN: {
       Tensor x = src(n, 0);
@@ -89,7 +94,6 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
     case Op::EXP2: return Grads{prim::mul(prim::mul(ret, ctx), kLn2)};
     case Op::SQRT: return Grads{prim::mul(ctx, prim::mul(ret, 2).reciprocal())};
     case Op::TRUNC: return Grads{zeros_like(ctx)};
-    case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ: return Grads{std::nullopt, std::nullopt};
     case Op::ADD: return Grads{ctx, ctx};
     case Op::MUL: return Grads{prim::mul(src(n, 1), ctx), prim::mul(src(n, 0), ctx)};
     case Op::POW: {
@@ -120,9 +124,8 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
     case Op::REDUCE: return reduce_gradient(ctx, ret, n);
     case Op::REDUCE_MULACC: return fused_reduce_gradient(ctx, n);
     case Op::RESHAPE: return Grads{ctx.reshape(n.src[0]->shape)};
-    // DETACH never gets here (the walk skips it); CONTIGUOUS_BACKWARD's ctx.contiguous() is ctx
-    // itself in this engine (realization decides layout, never values).
-    case Op::DETACH: return Grads{std::nullopt};
+    // CONTIGUOUS_BACKWARD's ctx.contiguous() is ctx itself in this engine (realization decides
+    // layout, never values). DETACH (Stop) never gets here: the walk skips it.
     case Op::CONTIGUOUS_BACKWARD: return Grads{ctx};
     case Op::EXPAND: return Grads{ctx};  // summed over the expanded axes by the generic rule
     case Op::PAD: {
@@ -145,7 +148,8 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
     case Op::FLIP: return Grads{ctx.flip(n.arg.ints)};
     default: break;
   }
-  return std::nullopt;  // integer ops, CONST, BUFFER: no rule
+  throw std::logic_error("[gradient] maroon/ops.def gives " + std::string(op_name(n.op)) +
+                         " a gradient rule (GRAD), but src/core/gradient.cpp has none");
 }
 
 }  // namespace

@@ -117,14 +117,25 @@ Tensor unary_op(Op op, const Tensor& t) {
 
 }  // namespace
 
-// ---- unary ----
+// ---- the builders generated from maroon/ops.def (maroon/primitives.h) ----
 
-Tensor exp2(const Tensor& x) { return unary_op(Op::EXP2, x); }
-Tensor log2(const Tensor& x) { return unary_op(Op::LOG2, x); }
-Tensor sin(const Tensor& x) { return unary_op(Op::SIN, x); }
-Tensor sqrt(const Tensor& x) { return unary_op(Op::SQRT, x); }
-Tensor reciprocal(const Tensor& x) { return unary_op(Op::RECIPROCAL, x); }
-Tensor trunc(const Tensor& x) { return unary_op(Op::TRUNC, x); }
+#define MAROON_DEFINE_Unary(NAME, B) \
+  Tensor B(const Tensor& x) { return unary_op(Op::NAME, x); }
+#define MAROON_DEFINE_Binary(NAME, B)                                                 \
+  Tensor B(const Tensor& a, const Tensor& b) { return binary_op(Op::NAME, a, b); }   \
+  Tensor B(const Tensor& a, Scalar b) { return binary_op(Op::NAME, a, b); }          \
+  Tensor B(Scalar a, const Tensor& b) { return binary_op(Op::NAME, a, b); }
+#define MAROON_DEFINE_Compare(NAME, B) MAROON_DEFINE_Binary(NAME, B)
+#define MAROON_DEFINE_Cast(NAME, B)
+#define MAROON_DEFINE_Ternary(NAME, B)
+#define MAROON_DEFINE_Reduce(NAME, B)
+#define MAROON_DEFINE_Movement(NAME, B)
+#define MAROON_DEFINE_Source(NAME, B)
+#define OP(NAME, KIND, ARITY, DTYPES, BUILDER, ...) MAROON_DEFINE_##KIND(NAME, BUILDER)
+#include "maroon/ops.def"
+#undef OP
+
+// ---- casts ----
 
 Tensor cast(const Tensor& x, DType to) {
   to = concrete(to);
@@ -263,30 +274,6 @@ Tensor flip(const Tensor& x, const std::vector<int64_t>& axes) {
   return make(Op::FLIP, x.dtype(), x.shape(), {x.node()}, arg);
 }
 
-// ---- binary ----
-
-#define MAROON_BINARY(fn, OPNAME)                                                        \
-  Tensor fn(const Tensor& a, const Tensor& b) { return binary_op(Op::OPNAME, a, b); }    \
-  Tensor fn(const Tensor& a, Scalar b) { return binary_op(Op::OPNAME, a, b); }          \
-  Tensor fn(Scalar a, const Tensor& b) { return binary_op(Op::OPNAME, a, b); }
-MAROON_BINARY(add, ADD)
-MAROON_BINARY(mul, MUL)
-MAROON_BINARY(maximum, MAX)
-MAROON_BINARY(cmplt, CMPLT)
-MAROON_BINARY(cmpne, CMPNE)
-MAROON_BINARY(cmpeq, CMPEQ)
-MAROON_BINARY(pow, POW)
-MAROON_BINARY(bitwise_and, AND)
-MAROON_BINARY(bitwise_or, OR)
-MAROON_BINARY(bitwise_xor, XOR)
-MAROON_BINARY(shl, SHL)
-MAROON_BINARY(shr, SHR)
-MAROON_BINARY(cdiv, CDIV)
-MAROON_BINARY(cmod, CMOD)
-MAROON_BINARY(floordiv, FLOORDIV)
-MAROON_BINARY(floormod, FLOORMOD)
-#undef MAROON_BINARY
-
 // ---- ternary ----
 
 namespace {
@@ -350,34 +337,28 @@ Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes)
 
 namespace maroon {
 
+// Generated from the op table: every Unary, Binary, Compare and Ternary row through its builder.
 Tensor alu(Op op, const std::vector<Tensor>& x) {
+  auto need = [&](size_t n) {
+    if (x.size() != n)
+      throw std::invalid_argument("[alu] " + std::string(op_name(op)) + " takes " + std::to_string(n) +
+                                  " operands, got " + std::to_string(x.size()));
+  };
+#define MAROON_ALU_Unary(NAME, B) case Op::NAME: need(1); return prim::B(x[0]);
+#define MAROON_ALU_Binary(NAME, B) case Op::NAME: need(2); return prim::B(x[0], x[1]);
+#define MAROON_ALU_Compare(NAME, B) MAROON_ALU_Binary(NAME, B)
+#define MAROON_ALU_Ternary(NAME, B) case Op::NAME: need(3); return prim::B(x[0], x[1], x[2]);
+#define MAROON_ALU_Cast(NAME, B)
+#define MAROON_ALU_Reduce(NAME, B)
+#define MAROON_ALU_Movement(NAME, B)
+#define MAROON_ALU_Source(NAME, B)
   switch (op) {
-    case Op::EXP2: return prim::exp2(x[0]);
-    case Op::LOG2: return prim::log2(x[0]);
-    case Op::SIN: return prim::sin(x[0]);
-    case Op::SQRT: return prim::sqrt(x[0]);
-    case Op::RECIPROCAL: return prim::reciprocal(x[0]);
-    case Op::TRUNC: return prim::trunc(x[0]);
-    case Op::ADD: return prim::add(x[0], x[1]);
-    case Op::MUL: return prim::mul(x[0], x[1]);
-    case Op::MAX: return prim::maximum(x[0], x[1]);
-    case Op::CMPLT: return prim::cmplt(x[0], x[1]);
-    case Op::CMPNE: return prim::cmpne(x[0], x[1]);
-    case Op::CMPEQ: return prim::cmpeq(x[0], x[1]);
-    case Op::POW: return prim::pow(x[0], x[1]);
-    case Op::AND: return prim::bitwise_and(x[0], x[1]);
-    case Op::OR: return prim::bitwise_or(x[0], x[1]);
-    case Op::XOR: return prim::bitwise_xor(x[0], x[1]);
-    case Op::SHL: return prim::shl(x[0], x[1]);
-    case Op::SHR: return prim::shr(x[0], x[1]);
-    case Op::CDIV: return prim::cdiv(x[0], x[1]);
-    case Op::CMOD: return prim::cmod(x[0], x[1]);
-    case Op::FLOORDIV: return prim::floordiv(x[0], x[1]);
-    case Op::FLOORMOD: return prim::floormod(x[0], x[1]);
-    case Op::WHERE: return prim::where(x[0], x[1], x[2]);
-    case Op::MULACC: return prim::mulacc(x[0], x[1], x[2]);
-    default: throw std::invalid_argument("[alu] " + std::string(op_name(op)) + " is not an elementwise op it builds");
+#define OP(NAME, KIND, ARITY, DTYPES, BUILDER, ...) MAROON_ALU_##KIND(NAME, BUILDER)
+#include "maroon/ops.def"
+#undef OP
+    default: break;
   }
+  throw std::invalid_argument("[alu] " + std::string(op_name(op)) + " is not an elementwise op it builds");
 }
 
 }  // namespace maroon

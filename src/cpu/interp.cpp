@@ -155,22 +155,12 @@ void store_bits(void* p, size_t sz, int i, uint64_t v) {
   std::memcpy(static_cast<uint8_t*>(p) + i * sz, &v, sz);
 }
 
-// Ops whose fast path uses the hardware rounding mode.
-bool rounds(Op op) {
-  switch (op) {
-    case Op::ADD: case Op::MUL: case Op::RECIPROCAL: case Op::SQRT: case Op::CAST:
-    case Op::MULACC:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
   if (FastFn fn = fast_op(ins.op, ins.in, ins.out)) {
-    bool set = rounds(ins.op) && ins.rnd != Round::NearestEven;
+    // The op table's ROUNDS column: which kernels follow the hardware rounding mode.
+    bool set = op_info(ins.op).rounds && ins.rnd != Round::NearestEven;
     if (set) set_hw_round(ins.rnd);
     fn(srcs[0], ins.nsrc > 1 ? srcs[1] : nullptr, ins.nsrc > 2 ? srcs[2] : nullptr, dst, n);
     if (set) set_hw_round(Round::NearestEven);
@@ -350,7 +340,7 @@ void run_reduce(Node& out) {
   const int to = static_cast<int>(std::min<int64_t>(O, kTile));
   const int tr = std::max(1, kTile / std::max(to, 1));
   FastReduceFn fast = fast_reduce(rop, d);
-  const bool hw_round = rop != ReduceOp::MAX && out.rnd != Round::NearestEven;
+  const bool hw_round = op_info(combiner(rop)).rounds && out.rnd != Round::NearestEven;
   const uint64_t identity = ref::reduce_identity(rop, d);
   parallel_for(O == 0 ? 0 : (O + to - 1) / to, [&](int64_t task) {
     const int64_t o0 = task * to;

@@ -15,10 +15,7 @@ namespace maroon::cpu {
 
 namespace {
 
-bool is_elementwise(const Node& n) {
-  OpKind k = op_info(n.op).kind;
-  return k == OpKind::Unary || k == OpKind::Binary || k == OpKind::Compare || k == OpKind::Ternary;
-}
+bool is_elementwise(const Node& n) { return maroon::is_elementwise(op_info(n.op).kind); }
 
 }  // namespace
 

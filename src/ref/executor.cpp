@@ -133,22 +133,20 @@ ShapeTracker movement_view(const Node& n, const ShapeTracker& v) {
 }
 
 void execute(Node& n) {
-  // No default: adding an op to ops.def without deciding how it runs fails to compile.
-  switch (n.op) {
-    case Op::EXP2: case Op::LOG2: case Op::SIN: case Op::SQRT: case Op::RECIPROCAL:
-    case Op::TRUNC: case Op::CAST: case Op::BITCAST:
-    case Op::ADD: case Op::MUL: case Op::MAX: case Op::CMPLT: case Op::CMPNE: case Op::CMPEQ:
-    case Op::POW: case Op::AND: case Op::OR: case Op::XOR: case Op::SHL: case Op::SHR:
-    case Op::CDIV: case Op::CMOD: case Op::FLOORDIV: case Op::FLOORMOD:
-    case Op::WHERE: case Op::MULACC:
+  // By the op table's KIND (no default: a new kind without a way to run fails to compile);
+  // an elementwise op's meaning is src/ref/scalar.cpp's eval.
+  switch (op_info(n.op).kind) {
+    case OpKind::Unary: case OpKind::Cast: case OpKind::Binary: case OpKind::Compare:
+    case OpKind::Ternary:
       return run_elementwise(n);
-    case Op::REDUCE: return run_reduce(n);
-    case Op::REDUCE_MULACC: return run_fused_reduce(n);
-    case Op::RESHAPE: case Op::EXPAND: case Op::PERMUTE: case Op::PAD: case Op::SHRINK:
-    case Op::FLIP: case Op::DETACH: case Op::CONTIGUOUS_BACKWARD:
-      return run_movement(n);
-    case Op::CONST: return run_const(n);
-    case Op::BUFFER: assert(n.realized && "BUFFER nodes are created realized"); return;
+    case OpKind::Reduce:
+      if (n.op == Op::REDUCE_MULACC) return run_fused_reduce(n);
+      return run_reduce(n);
+    case OpKind::Movement: return run_movement(n);
+    case OpKind::Source:
+      if (n.op == Op::CONST) return run_const(n);
+      assert(n.realized && "BUFFER nodes are created realized");
+      return;
   }
 }
 

@@ -11,7 +11,9 @@ namespace maroon::ref {
 // producing a value of dtype `out`, rounding in `r`. Operand bits are zero-extended.
 uint64_t eval(Op op, DType in, DType out, Round r, const uint64_t* operands);
 
-// The identity a REDUCE starts its left fold from, and one step of the fold: acc op x.
+// The IDENTITY of a binary op in dtype d (maroon/ops.def; asserts it has one), the identity a
+// REDUCE starts its left fold from (its combiner's), and one step of the fold: acc op x.
+uint64_t identity(Op op, DType d);
 uint64_t reduce_identity(ReduceOp op, DType d);
 uint64_t reduce_step(ReduceOp op, DType d, Round r, uint64_t acc, uint64_t x);
 

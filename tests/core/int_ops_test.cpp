@@ -2,6 +2,7 @@
 // computed in 128-bit integers, then wrapped to the dtype's width.
 #include <gtest/gtest.h>
 
+#include "core/alu.h"
 #include "util.h"
 #include "maroon/primitives.h"
 
@@ -53,25 +54,9 @@ uint64_t model(Op op, DType d, uint64_t x, uint64_t y, uint64_t z) {
 }
 
 Tensor apply(Op op, const Tensor& a, const Tensor& b, const Tensor& c) {
-  switch (op) {
-    case Op::ADD: return prim::add(a, b);
-    case Op::MUL: return prim::mul(a, b);
-    case Op::MAX: return prim::maximum(a, b);
-    case Op::CMPLT: return prim::cmplt(a, b);
-    case Op::CMPNE: return prim::cmpne(a, b);
-    case Op::CMPEQ: return prim::cmpeq(a, b);
-    case Op::AND: return prim::bitwise_and(a, b);
-    case Op::OR: return prim::bitwise_or(a, b);
-    case Op::XOR: return prim::bitwise_xor(a, b);
-    case Op::SHL: return prim::shl(a, b);
-    case Op::SHR: return prim::shr(a, b);
-    case Op::CDIV: return prim::cdiv(a, b);
-    case Op::CMOD: return prim::cmod(a, b);
-    case Op::FLOORDIV: return prim::floordiv(a, b);
-    case Op::FLOORMOD: return prim::floormod(a, b);
-    case Op::MULACC: return prim::mulacc(a, b, c);
-    default: throw std::logic_error("int_ops_test: unexpected op");
-  }
+  std::vector<Tensor> x{a, b, c};
+  x.erase(x.begin() + op_info(op).arity, x.end());
+  return alu(op, x);
 }
 
 TEST(IntOps, RandomOperandsMatchTheWideIntegerModel) {

@@ -91,23 +91,19 @@ Tensor apply(Op op, const std::vector<Tensor>& x, DType d) {
   }
 }
 
-// Ops whose float results depend on the rounding mode run in all four modes.
-bool mode_matters(Op op) {
-  return op == Op::ADD || op == Op::MUL || op == Op::RECIPROCAL || op == Op::SQRT || op == Op::CAST ||
-         op == Op::MULACC || op == Op::POW || op == Op::EXP2;
-}
-
 TEST(CpuBackend, EveryElementwiseOpDtypeAndShapeClass) {
   int combos = 0;
   for (const OpInfo& info : all_ops()) {
-    if (info.kind == OpKind::Movement || info.kind == OpKind::Source || info.kind == OpKind::Reduce) continue;
+    if (!is_elementwise(info.kind)) continue;
     for (DType d : kConcreteDTypes) {
       if (!op_accepts(info.op, d)) continue;
       std::vector<Cls> classes(std::begin(kClasses), std::end(kClasses));
       if (d == DType::Float32 || d == DType::Int32) classes.push_back(Cls::Large);
       for (Cls c : classes) {
         std::vector<Round> modes{Round::NearestEven};
-        if (is_float(d) && mode_matters(info.op) && c == Cls::Contiguous)
+        // Ops whose float results depend on the rounding mode (maroon/ops.def ROUNDS) run in
+        // all four modes.
+        if (is_float(d) && info.rounds && c == Cls::Contiguous)
           modes = {Round::NearestEven, Round::TowardZero, Round::Up, Round::Down};
         for (Round r : modes) {
           std::string what = std::string(info.name) + " " + std::string(dtype_name(d)) + " " +

@@ -365,7 +365,7 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
          "digest per op (`ops.EXP2`, `ops.CAST`, ...) and per model part (losses, state, logits); the "
          "matrix compares every one of those lines too, not only the classes shown.", "",
          "## Workloads", "",
-         "- `ops:*`: every op of `src/core/ops.def` in every dtype it accepts and all four rounding modes, "
+         "- `ops:*`: every op of `include/maroon/ops.def` in every dtype it accepts and all four rounding modes, "
          "on inputs from SplitMix64 (integer code) weighted to special values: zeros, subnormals, "
          "infinities, NaNs with payloads, the largest finite values, values near 1, integer minima, "
          "maxima and shift counts. Operands of 3x2731 elements (17 CPU tiles, two tasks, a 1-element last "

@@ -1,4 +1,4 @@
-// Every op of src/core/ops.def in every dtype it accepts and every rounding mode, on fixed
+// Every op of include/maroon/ops.def in every dtype it accepts and every rounding mode, on fixed
 // pseudo-random inputs with special values. Shapes span several CPU tasks (16 tiles of 512
 // elements each) with a partial last tile, so thread counts and SIMD widths split the work
 // differently; operands include permuted and broadcast views.
