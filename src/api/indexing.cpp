@@ -2,6 +2,7 @@
 #include "api/internal.h"
 #include "maroon/tensor.h"
 #include "maroon/primitives.h"
+#include "core/view.h"
 
 namespace maroon {
 
@@ -61,9 +62,10 @@ Parsed parse_view_index(const Index& idx, int64_t size) {
 
 }  // namespace
 
-Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
-  // Expand the ellipsis.
-  std::vector<Index> indices = indices_in;
+namespace {
+
+// One entry per axis (the ellipsis expanded to full slices), plus the new axes.
+std::vector<Index> expand_ellipsis(const std::vector<Index>& indices, int64_t ndim, const Shape& shape) {
   int64_t n_ell = 0, n_none = 0;
   for (auto& i : indices) {
     n_ell += i.kind == Index::Kind::Ellipsis;
@@ -71,21 +73,23 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
   }
   if (n_ell > 1) throw IndexError("[getitem] indices can only have a single ellipsis");
   int64_t num_real = static_cast<int64_t>(indices.size()) - n_ell - n_none;
-  if (num_real > ndim())
-    throw IndexError("[getitem] too many indices (" + std::to_string(num_real) + ") for shape " + shape_str(shape()));
+  if (num_real > ndim)
+    throw IndexError("[getitem] too many indices (" + std::to_string(num_real) + ") for shape " + shape_str(shape));
   size_t fill = indices.size();
   for (size_t k = 0; k < indices.size(); ++k)
     if (indices[k].kind == Index::Kind::Ellipsis) fill = k;
   std::vector<Index> full(indices.begin(), indices.begin() + fill);
-  for (int64_t k = 0; k < ndim() - num_real; ++k) full.push_back(Index(slice()));
+  for (int64_t k = 0; k < ndim - num_real; ++k) full.push_back(Index(slice()));
   if (fill < indices.size()) full.insert(full.end(), indices.begin() + fill + 1, indices.end());
   else full.insert(full.end(), indices.begin() + fill, indices.end());
+  return full;
+}
 
+std::vector<Parsed> parse_indices(const std::vector<Index>& full, const Shape& shape) {
   std::vector<Parsed> parsed;
-  std::vector<Tensor> adv_idx;
   int64_t dim = 0;
   for (const Index& idx : full) {
-    int64_t size = idx.kind == Index::Kind::NewAxis ? 1 : shape()[dim];
+    int64_t size = idx.kind == Index::Kind::NewAxis ? 1 : shape[dim];
     Parsed p;
     if (idx.kind == Index::Kind::Tensor) {
       if (!is_int(idx.t->dtype()))
@@ -102,7 +106,12 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
     parsed.push_back(p);
     if (idx.kind != Index::Kind::NewAxis) ++dim;
   }
-  // View part: shrink, flip negative strides, then take every stride-th element.
+  return parsed;
+}
+
+// The view part: shrink, flip negative strides, take every stride-th element, then drop the
+// collapsed axes and insert the new ones. `kept` gets the index behind each remaining axis.
+Tensor basic_view(const Tensor& t, const std::vector<Parsed>& parsed, std::vector<const Index*>& kept) {
   Pairs sh;
   std::vector<int64_t> flips, strides;
   int64_t k = 0;
@@ -113,7 +122,7 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
     strides.push_back(std::abs(p.stride));
     ++k;
   }
-  Tensor x = shrink(sh).flip(flips);
+  Tensor x = t.shrink(sh).flip(flips);
   bool strided = false;
   for (int64_t s : strides) strided = strided || s != 1;
   if (strided) {
@@ -127,16 +136,18 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
     }
     x = x.pad_to(padto).reshape(rs).shrink_to(keep).reshape(fin);
   }
-  // Drop collapsed axes, insert new ones.
   Shape xs;
-  std::vector<const Index*> kept;
   for (auto& p : parsed) {
     if (p.collapse) continue;
     xs.push_back(p.size);
     kept.push_back(p.index);
   }
-  x = x.reshape(xs);
-  // Advanced (tensor) indices: a one-hot mask per indexed axis, then a sum over those axes.
+  return x.reshape(xs);
+}
+
+// Advanced (tensor) indices: a one-hot mask per indexed axis over the indices' broadcast shape,
+// then a sum over those axes (tinygrad's recipe), moved to the front unless consecutive.
+Tensor advanced_index(const Tensor& x, const std::vector<const Index*>& kept) {
   std::vector<int64_t> dims;
   std::vector<Tensor> tensors;
   for (size_t d = 0; d < kept.size(); ++d)
@@ -146,20 +157,11 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
       tensors.push_back(t.lt(0).where(t + x.shape()[d], t));
     }
   if (tensors.empty()) return x;
-  // The broadcast shape of the index tensors.
   Shape big;
   for (auto& t : tensors) {
-    Shape a = t.shape(), b = big;
-    size_t r = std::max(a.size(), b.size());
-    a.insert(a.begin(), r - a.size(), 1);
-    b.insert(b.begin(), r - b.size(), 1);
-    Shape o(r);
-    for (size_t i = 0; i < r; ++i) {
-      if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
-        throw IndexError("[getitem] cannot broadcast indices " + shape_str(t.shape()) + " and " + shape_str(big));
-      o[i] = a[i] == 1 ? b[i] : a[i];
-    }
-    big = o;
+    std::optional<Shape> b = broadcast_shapes({&t.shape(), &big});
+    if (!b) throw IndexError("[getitem] cannot broadcast indices " + shape_str(t.shape()) + " and " + shape_str(big));
+    big = *b;
   }
   Shape pre_reduce(x.shape().begin(), x.shape().begin() + dims[0]);
   pre_reduce.insert(pre_reduce.end(), big.begin(), big.end());
@@ -188,6 +190,15 @@ Tensor Tensor::operator[](const std::vector<Index>& indices_in) const {
     out = out.permute(order);
   }
   return out;
+}
+
+}  // namespace
+
+Tensor Tensor::operator[](const std::vector<Index>& indices) const {
+  const std::vector<Index> full = expand_ellipsis(indices, ndim(), shape());
+  std::vector<const Index*> kept;
+  Tensor x = basic_view(*this, parse_indices(full, shape()), kept);
+  return advanced_index(x, kept);
 }
 
 Tensor Tensor::one_hot_along_dim(int64_t num_classes, int64_t dim) const {

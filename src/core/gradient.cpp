@@ -159,20 +159,8 @@ Tensor marker(const Tensor& t, Op op) {
 }
 
 std::vector<Node*> toposort_all(const NodePtr& root) {
-  std::vector<Node*> order;
-  std::unordered_set<Node*> seen{root.get()};
-  std::vector<std::pair<Node*, size_t>> stack{{root.get(), 0}};
-  while (!stack.empty()) {
-    auto& [n, i] = stack.back();
-    if (i < n->src.size()) {
-      Node* s = n->src[i++].get();
-      if (seen.insert(s).second) stack.push_back({s, 0});
-    } else {
-      order.push_back(n);
-      stack.pop_back();
-    }
-  }
-  return order;
+  auto all = [](const Node*) { return true; };
+  return post_order(root.get(), all, all);
 }
 
 std::unordered_map<const Node*, Tensor> compute_gradient(const Tensor& root, const Tensor& root_grad,

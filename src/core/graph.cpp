@@ -37,23 +37,7 @@ NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg
 }
 
 std::vector<Node*> schedule(const NodePtr& root) {
-  // Iterative post-order DFS: graphs can be deeper than the stack.
-  std::vector<Node*> order;
-  std::unordered_set<Node*> seen;
-  std::vector<std::pair<Node*, size_t>> stack;
-  if (!root->realized) stack.push_back({root.get(), 0});
-  seen.insert(root.get());
-  while (!stack.empty()) {
-    auto& [n, i] = stack.back();
-    if (i < n->src.size()) {
-      Node* s = n->src[i++].get();
-      if (!s->realized && seen.insert(s).second) stack.push_back({s, 0});
-    } else {
-      order.push_back(n);
-      stack.pop_back();
-    }
-  }
-  return order;
+  return post_order(root.get(), [](const Node* n) { return !n->realized; }, [](const Node*) { return true; });
 }
 
 void realize(const NodePtr& root) {

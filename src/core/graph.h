@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <new>
+#include <unordered_set>
 #include <vector>
 
 #include "core/ops.h"
@@ -63,6 +64,29 @@ struct Node {
 using NodePtr = std::shared_ptr<Node>;
 
 NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg = {});
+
+// The nodes reachable from `root` through sources, sources before users: an iterative
+// post-order walk (graphs can be deeper than the stack), each node once. `visit(n)`: whether n
+// is walked to and listed at all; `enter(n)`: whether the walk goes on into n's sources (a
+// visited node it does not enter is listed as a leaf, when first met).
+template <class Visit, class Enter>
+std::vector<Node*> post_order(Node* root, Visit visit, Enter enter) {
+  std::vector<Node*> order;
+  if (!visit(root)) return order;
+  std::unordered_set<const Node*> seen{root};
+  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    if (enter(n) && i < n->src.size()) {
+      Node* s = n->src[i++].get();
+      if (visit(s) && seen.insert(s).second) stack.push_back({s, 0});
+    } else {
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
 
 // The unrealized nodes `root` depends on, sources before users (the schedule).
 std::vector<Node*> schedule(const NodePtr& root);

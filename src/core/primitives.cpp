@@ -49,21 +49,10 @@ std::vector<int64_t> normalize_axes(Op op, const std::vector<int64_t>& axes, con
 }
 
 Shape broadcast_shape(Op op, const std::vector<const Shape*>& shapes) {
-  size_t rank = 0;
-  for (auto* s : shapes) rank = std::max(rank, s->size());
-  Shape out(rank, 1);
-  for (auto* s : shapes) {
-    for (size_t i = 0; i < s->size(); ++i) {
-      int64_t d = (*s)[s->size() - 1 - i];
-      int64_t& o = out[rank - 1 - i];
-      if (d == o || d == 1) continue;
-      if (o == 1) { o = d; continue; }
-      std::string msg = tag(op) + "shapes";
-      for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? " and " : " ") + shape_str(*shapes[k]);
-      throw ShapeError(msg + " cannot be broadcast together");
-    }
-  }
-  return out;
+  if (std::optional<Shape> out = broadcast_shapes(shapes)) return *out;
+  std::string msg = tag(op) + "shapes";
+  for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? " and " : " ") + shape_str(*shapes[k]);
+  throw ShapeError(msg + " cannot be broadcast together");
 }
 
 Tensor broadcast_to(const Tensor& t, const Shape& shape) {

@@ -375,105 +375,157 @@ int64_t ShapeTracker::index(const int64_t* idx) const {
   return -1;
 }
 
-void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) const {
-  if (n <= 0) return;
-  const size_t nv = views_.size();
-  const View& top = views_.back();
-  if (top.shape.empty()) { out[0] = index(idx); return; }
-  // Coordinates of the current position in every view (views_[k] for k < nv-1 hold the
-  // row-major unravel of the linear index of the view above), and each view's linear index.
-  // One flat array, on the stack for the usual ranks: this runs once per row of a kernel.
-  constexpr size_t kStack = 64;
-  size_t total = 0;
-  for (const View& v : views_) total += v.shape.size();
-  int64_t stack_c[kStack], stack_lin[8];
-  std::vector<int64_t> heap_c, heap_lin;
-  int64_t* cflat = stack_c;
-  int64_t* lin = stack_lin;
-  if (total > kStack) { heap_c.resize(total); cflat = heap_c.data(); }
-  if (nv > 8) { heap_lin.resize(nv); lin = heap_lin.data(); }
-  int64_t* cstart[9];
-  std::vector<int64_t*> heap_start;
-  int64_t** c = cstart;
-  if (nv > 8) { heap_start.resize(nv); c = heap_start.data(); }
-  for (size_t k = 0, at = 0; k < nv; at += views_[k].shape.size(), ++k) c[k] = cflat + at;
-  std::copy(idx, idx + top.shape.size(), c[nv - 1]);
-  for (size_t k = nv; k-- > 0;) {
-    const View& v = views_[k];
-    lin[k] = v.offset;
-    for (size_t d = 0; d < v.shape.size(); ++d) lin[k] += c[k][d] * v.strides[d];
-    if (k == 0) break;
-    const Shape& below = views_[k - 1].shape;
-    // Floor division, so that coordinates stay a consistent mixed-radix number even where the
-    // view above is padding (its linear index can then be out of range).
-    int64_t l = lin[k];
-    for (size_t d = below.size(); d-- > 0;) {
-      if (below[d] == 0) { c[k - 1][d] = 0; continue; }
-      int64_t q = l / below[d];
-      if (l - q * below[d] < 0) --q;
-      c[k - 1][d] = l - q * below[d];
-      l = q;
-    }
-    if (!below.empty()) c[k - 1][0] += l * (below[0] ? below[0] : 0);
+namespace {
+
+// The walk behind row_indices: the current position's coordinates in every view of the stack
+// (views[k] for k < nv-1 hold the row-major unravel of the linear index of the view above) and
+// each view's linear index, stepped along the top view's last axis. One flat array, on the
+// stack for the usual ranks: this runs once per row of a kernel.
+class RowWalk {
+ public:
+  RowWalk(const std::vector<View>& views, const int64_t* idx) : views_(views), nv_(views.size()) {
+    size_t total = 0;
+    for (const View& v : views_) total += v.shape.size();
+    cflat_ = total > kStack ? (heap_c_.resize(total), heap_c_.data()) : stack_c_;
+    lin_ = nv_ > 8 ? (heap_lin_.resize(nv_), heap_lin_.data()) : stack_lin_;
+    c_ = nv_ > 8 ? (heap_start_.resize(nv_), heap_start_.data()) : stack_start_;
+    rest_ = nv_ > 8 ? (heap_rest_.resize(nv_), reinterpret_cast<bool*>(heap_rest_.data())) : stack_rest_;
+    for (size_t k = 0, at = 0; k < nv_; at += views_[k].shape.size(), ++k) c_[k] = cflat_ + at;
+    std::copy(idx, idx + views_.back().shape.size(), c_[nv_ - 1]);
+    unravel_down();
+    for (size_t k = 0; k < nv_; ++k) rest_[k] = rest_valid(k);
   }
-  // Validity is kept per view as "every masked axis but the last is inside" (which changes only
-  // on a carry) plus a check of the last axis per step.
-  bool rest_stack[8];
-  std::vector<char> rest_heap;
-  bool* rest = rest_stack;
-  if (nv > 8) { rest_heap.resize(nv); rest = reinterpret_cast<bool*>(rest_heap.data()); }
-  auto rest_valid = [&](size_t k) {
-    const View& v = views_[k];
-    if (!v.has_mask()) return true;
-    for (size_t d = 0; d + 1 < v.shape.size(); ++d)
-      if (c[k][d] < v.mask[d].first || c[k][d] >= v.mask[d].second) return false;
-    return true;
-  };
-  for (size_t k = 0; k < nv; ++k) rest[k] = rest_valid(k);
-  auto valid = [&] {
-    for (size_t k = 0; k < nv; ++k) {
-      const View& v = views_[k];
-      if (!rest[k]) return false;
-      if (!v.has_mask() || v.shape.empty()) continue;
-      const int64_t x = c[k][v.shape.size() - 1];
-      if (x < v.mask.back().first || x >= v.mask.back().second) return false;
-    }
-    return true;
-  };
-  const size_t last = top.shape.size() - 1;
-  for (int64_t i = 0;; ++i) {
-    out[i] = valid() ? lin[0] : -1;
-    if (i + 1 == n) return;
-    // One step along the top view's last axis, then the change carried down the stack.
-    ++c[nv - 1][last];
+
+  // The current position's buffer index, or -1 where a mask hides it.
+  int64_t index() const { return valid() ? lin_[0] : -1; }
+
+  // One step along the top view's last axis, then the change carried down the stack.
+  void step() {
+    const View& top = views_.back();
+    const size_t last = top.shape.size() - 1;
+    ++c_[nv_ - 1][last];
     int64_t delta = top.strides[last];
-    lin[nv - 1] += delta;
-    for (size_t k = nv - 1; k-- > 0;) {
+    lin_[nv_ - 1] += delta;
+    for (size_t k = nv_ - 1; k-- > 0;) {
       const View& v = views_[k];
       const size_t rank = v.shape.size();
-      int64_t* ck = c[k];
+      int64_t* ck = c_[k];
       if (rank == 0) break;
       ck[rank - 1] += delta;
       if (ck[rank - 1] >= 0 && ck[rank - 1] < v.shape[rank - 1]) {  // no carry: the usual case
         delta *= v.strides[rank - 1];
-        lin[k] += delta;
+        lin_[k] += delta;
         continue;
       }
-      // Normalise every digit but the first, which may run out of range.
-      for (size_t d = rank; d-- > 1;) {
-        if (v.shape[d] == 0 || (ck[d] >= 0 && ck[d] < v.shape[d])) continue;
-        int64_t carry = ck[d] / v.shape[d];
-        if (ck[d] - carry * v.shape[d] < 0) --carry;  // floor division
-        ck[d] -= carry * v.shape[d];
-        ck[d - 1] += carry;
-      }
+      carry(k);
       int64_t l = v.offset;
       for (size_t d = 0; d < rank; ++d) l += ck[d] * v.strides[d];
-      delta = l - lin[k];
-      lin[k] = l;
-      rest[k] = rest_valid(k);
+      delta = l - lin_[k];
+      lin_[k] = l;
+      rest_[k] = rest_valid(k);
     }
   }
+
+ private:
+  static constexpr size_t kStack = 64;
+
+  // Each view's linear index from the top down, unravelling it into the view below. Floor
+  // division, so that coordinates stay a consistent mixed-radix number even where the view
+  // above is padding (its linear index can then be out of range).
+  void unravel_down() {
+    for (size_t k = nv_; k-- > 0;) {
+      const View& v = views_[k];
+      lin_[k] = v.offset;
+      for (size_t d = 0; d < v.shape.size(); ++d) lin_[k] += c_[k][d] * v.strides[d];
+      if (k == 0) break;
+      const Shape& below = views_[k - 1].shape;
+      int64_t l = lin_[k];
+      for (size_t d = below.size(); d-- > 0;) {
+        if (below[d] == 0) { c_[k - 1][d] = 0; continue; }
+        int64_t q = l / below[d];
+        if (l - q * below[d] < 0) --q;
+        c_[k - 1][d] = l - q * below[d];
+        l = q;
+      }
+      if (!below.empty()) c_[k - 1][0] += l * (below[0] ? below[0] : 0);
+    }
+  }
+
+  // Normalises every digit of view k's coordinates but the first, which may run out of range.
+  void carry(size_t k) {
+    const View& v = views_[k];
+    int64_t* ck = c_[k];
+    for (size_t d = v.shape.size(); d-- > 1;) {
+      if (v.shape[d] == 0 || (ck[d] >= 0 && ck[d] < v.shape[d])) continue;
+      int64_t q = ck[d] / v.shape[d];
+      if (ck[d] - q * v.shape[d] < 0) --q;  // floor division
+      ck[d] -= q * v.shape[d];
+      ck[d - 1] += q;
+    }
+  }
+
+  // Validity is kept per view as "every masked axis but the last is inside" (which changes only
+  // on a carry) plus a check of the last axis per step.
+  bool rest_valid(size_t k) const {
+    const View& v = views_[k];
+    if (!v.has_mask()) return true;
+    for (size_t d = 0; d + 1 < v.shape.size(); ++d)
+      if (c_[k][d] < v.mask[d].first || c_[k][d] >= v.mask[d].second) return false;
+    return true;
+  }
+
+  bool valid() const {
+    for (size_t k = 0; k < nv_; ++k) {
+      const View& v = views_[k];
+      if (!rest_[k]) return false;
+      if (!v.has_mask() || v.shape.empty()) continue;
+      const int64_t x = c_[k][v.shape.size() - 1];
+      if (x < v.mask.back().first || x >= v.mask.back().second) return false;
+    }
+    return true;
+  }
+
+  const std::vector<View>& views_;
+  const size_t nv_;
+  int64_t stack_c_[kStack], stack_lin_[8];
+  int64_t* stack_start_[8];
+  bool stack_rest_[8];
+  std::vector<int64_t> heap_c_, heap_lin_;
+  std::vector<int64_t*> heap_start_;
+  std::vector<char> heap_rest_;
+  int64_t* cflat_;
+  int64_t* lin_;
+  int64_t** c_;
+  bool* rest_;
+};
+
+}  // namespace
+
+void ShapeTracker::row_indices(const int64_t* idx, int64_t n, int64_t* out) const {
+  if (n <= 0) return;
+  if (views_.back().shape.empty()) { out[0] = index(idx); return; }
+  RowWalk walk(views_, idx);
+  for (int64_t i = 0;; ++i) {
+    out[i] = walk.index();
+    if (i + 1 == n) return;
+    walk.step();
+  }
+}
+
+std::optional<Shape> broadcast_shapes(const std::vector<const Shape*>& shapes) {
+  size_t rank = 0;
+  for (auto* s : shapes) rank = std::max(rank, s->size());
+  Shape out(rank, 1);
+  for (auto* s : shapes) {
+    for (size_t i = 0; i < s->size(); ++i) {
+      int64_t d = (*s)[s->size() - 1 - i];
+      int64_t& o = out[rank - 1 - i];
+      if (d == o || d == 1) continue;
+      if (o != 1) return std::nullopt;
+      o = d;
+    }
+  }
+  return out;
 }
 
 }  // namespace maroon

@@ -4,6 +4,7 @@
 // express pushes a new view that reads the one below as a row-major array.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -60,5 +61,10 @@ class ShapeTracker {
   void merge_top();
   std::vector<View> views_;  // views_[0] reads the buffer; views_.back() is the visible shape
 };
+
+// numpy's broadcasting, shared by the primitives and indexing: the shape all of `shapes`
+// stretch to (right-aligned; size-1 axes grow), or nullopt where two sizes differ and neither
+// is 1 (each caller names its own error).
+std::optional<Shape> broadcast_shapes(const std::vector<const Shape*>& shapes);
 
 }  // namespace maroon

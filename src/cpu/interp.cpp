@@ -20,31 +20,16 @@ namespace maroon::cpu {
 
 Program build_program(const Node* root) {
   Program p;
+  // Realized nodes are leaves (read through their views); the rest is code, in dependency order.
+  std::vector<Node*> code_nodes;
+  for (Node* n : post_order(const_cast<Node*>(root), [](const Node*) { return true; },
+                            [](const Node* n) { return !n->realized; }))
+    (n->realized ? p.leaves.push_back(n) : code_nodes.push_back(n));
   std::unordered_map<const Node*, int> id;
-  // Post-order without recursion; leaves get ids as they are met, code in dependency order.
-  std::vector<std::pair<const Node*, size_t>> stack{{root, 0}};
-  std::vector<const Node*> code_nodes;
-  auto is_leaf = [](const Node* n) { return n->realized; };
-  while (!stack.empty()) {
-    auto& [n, i] = stack.back();
-    if (id.count(n)) { stack.pop_back(); continue; }
-    if (is_leaf(n)) {
-      id[n] = -1 - static_cast<int>(p.leaves.size());  // provisional: leaves numbered later
-      p.leaves.push_back(n);
-      stack.pop_back();
-      continue;
-    }
-    if (i < n->src.size()) {
-      const Node* s = n->src[i++].get();
-      if (!id.count(s)) stack.push_back({s, 0});
-      continue;
-    }
-    id[n] = static_cast<int>(code_nodes.size());
-    code_nodes.push_back(n);
-    stack.pop_back();
-  }
   const int L = static_cast<int>(p.leaves.size());
-  auto value_id = [&](const Node* n) { int v = id.at(n); return v < 0 ? -1 - v : L + v; };
+  for (int i = 0; i < L; ++i) id[p.leaves[i]] = i;
+  for (size_t i = 0; i < code_nodes.size(); ++i) id[code_nodes[i]] = L + static_cast<int>(i);
+  auto value_id = [&](const Node* n) { return id.at(n); };
   for (const Node* n : code_nodes) {
     Instr ins{};
     ins.op = n->op;
@@ -321,112 +306,174 @@ void run_elementwise(Node& out) {
 
 // ---- reductions: a left fold per output, vectorised across outputs ----
 
-void run_reduce(Node& out) {
-  const Node& src = *out.src[0];
-  Program prog = build_program(&src);
+namespace {
+
+// What every task of one REDUCE shares. A task folds `to` consecutive outputs; each step
+// evaluates the fused source at a chunk of `tr` reduce positions for all of them, stored
+// r-major (position (r0 + j, o0 + t) at j * no + t) so the fold runs across outputs.
+struct ReducePlan {
+  Node& out;
+  Program prog;
   std::vector<LeafMap> maps;
-  for (const Node* l : prog.leaves) maps.emplace_back(l);
-  const Shape& in_shape = src.shape;
-  const size_t nd = in_shape.size();
-  Shape inner(nd, 1);  // the reduced sub-space
-  for (int64_t ax : out.arg.ints) inner[ax] = in_shape[ax];
-  const int64_t O = numel(out.shape), R = numel(inner);
-  const DType d = out.dtype;
-  const size_t sz = itemsize(d);
-  const ReduceOp rop = out.arg.reduce_op;
-  auto buf = std::make_shared<Buffer>(d, O);
-  // Outputs per task and reduce indices per chunk: a tile holds to x tr positions, stored
-  // r-major so the fold runs across outputs.
-  const int to = static_cast<int>(std::min<int64_t>(O, kTile));
-  const int tr = std::max(1, kTile / std::max(to, 1));
-  FastReduceFn fast = fast_reduce(rop, d);
-  const bool hw_round = op_info(combiner(rop)).rounds && out.rnd != Round::NearestEven;
-  const uint64_t identity = ref::reduce_identity(rop, d);
-  parallel_for(O == 0 ? 0 : (O + to - 1) / to, [&](int64_t task) {
-    const int64_t o0 = task * to;
-    const int no = static_cast<int>(std::min<int64_t>(to, O - o0));
-    TileEval ev(prog);
-    std::vector<std::vector<int64_t>> idx(maps.size(), std::vector<int64_t>(kTile));
-    std::vector<const int64_t*> ptrs;
-    for (auto& v : idx) ptrs.push_back(v.data());
-    // Output coordinates of this task.
-    // The first by division, the rest counted up (a division per axis per output cost more
-    // than the fold itself).
-    std::vector<int64_t> oc(static_cast<size_t>(no) * nd);
-    {
-      int64_t p = o0;
+  Shape in_shape, inner;  // the source's shape; the reduced sub-space (kept axes are 1)
+  size_t nd;
+  int64_t O, R;           // outputs, reduce positions per output
+  DType d;
+  size_t sz;
+  ReduceOp rop;
+  int to, tr;
+  FastReduceFn fast;
+  bool hw_round;
+  uint64_t identity;
+
+  explicit ReducePlan(Node& o)
+      : out(o), prog(build_program(o.src[0].get())), in_shape(o.src[0]->shape), nd(in_shape.size()),
+        d(o.dtype), sz(itemsize(o.dtype)), rop(o.arg.reduce_op) {
+    for (const Node* l : prog.leaves) maps.emplace_back(l);
+    inner.assign(nd, 1);
+    for (int64_t ax : out.arg.ints) inner[ax] = in_shape[ax];
+    O = numel(out.shape);
+    R = numel(inner);
+    to = static_cast<int>(std::min<int64_t>(O, kTile));
+    tr = std::max(1, kTile / std::max(to, 1));
+    fast = fast_reduce(rop, d);
+    // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.
+    hw_round = op_info(combiner(rop)).rounds && out.rnd != Round::NearestEven;
+    identity = ref::reduce_identity(rop, d);
+  }
+};
+
+class ReduceTask {
+ public:
+  ReduceTask(const ReducePlan& p, int64_t task)
+      : p_(p), o0_(task * p.to), no_(static_cast<int>(std::min<int64_t>(p.to, p.O - o0_))), ev_(p.prog),
+        idx_(p.maps.size(), std::vector<int64_t>(kTile)), acc_store_(kTile + kTilePad, 0),
+        rc_(p.nd, 0), full_(p.nd) {
+    for (auto& v : idx_) ptrs_.push_back(v.data());
+    output_coords();
+    affine_bases();
+    acc_ = reinterpret_cast<uint8_t*>(acc_store_.data());
+    for (int t = 0; t < no_; ++t) std::memcpy(acc_ + t * p.sz, &p.identity, p.sz);
+  }
+
+  void run(Buffer& buf) {
+    for (int64_t r0 = 0; r0 < p_.R; r0 += p_.tr) {
+      const int nr = static_cast<int>(std::min<int64_t>(p_.tr, p_.R - r0));
+      chunk_coords(nr);
+      for (size_t l = 0; l < p_.maps.size(); ++l) leaf_indices(l, nr);
+      fold(static_cast<const uint8_t*>(ev_.eval(ptrs_, nr * no_)), nr);
+    }
+    std::memcpy(buf.bytes() + o0_ * p_.sz, acc_, no_ * p_.sz);
+  }
+
+ private:
+  // Output coordinates of this task: the first by division, the rest counted up (a division
+  // per axis per output cost more than the fold itself).
+  void output_coords() {
+    const size_t nd = p_.nd;
+    oc_.resize(static_cast<size_t>(no_) * nd);
+    int64_t p = o0_;
+    for (size_t k = nd; k-- > 0;) {
+      oc_[k] = p_.out.shape[k] ? p % p_.out.shape[k] : 0;
+      p = p_.out.shape[k] ? p / p_.out.shape[k] : 0;
+    }
+    for (int t = 1; t < no_; ++t) {
+      int64_t* c = &oc_[t * nd];
+      std::copy(c - nd, c, c);
       for (size_t k = nd; k-- > 0;) {
-        oc[k] = out.shape[k] ? p % out.shape[k] : 0;
-        p = out.shape[k] ? p / out.shape[k] : 0;
-      }
-      for (int t = 1; t < no; ++t) {
-        int64_t* c = &oc[t * nd];
-        std::copy(c - nd, c, c);
-        for (size_t k = nd; k-- > 0;) {
-          if (++c[k] < out.shape[k]) break;
-          c[k] = 0;
-        }
+        if (++c[k] < p_.out.shape[k]) break;
+        c[k] = 0;
       }
     }
-    // Affine leaves split their index into an output part (per task) and a reduce part.
-    std::vector<std::vector<int64_t>> base(maps.size());
-    for (size_t l = 0; l < maps.size(); ++l) {
-      if (!maps[l].affine) continue;
-      base[l].resize(no);
-      for (int t = 0; t < no; ++t) base[l][t] = maps[l].index(&oc[t * nd]);
+  }
+
+  // Affine leaves split their index into an output part (per task) and a reduce part.
+  void affine_bases() {
+    base_.resize(p_.maps.size());
+    for (size_t l = 0; l < p_.maps.size(); ++l) {
+      if (!p_.maps[l].affine) continue;
+      base_[l].resize(no_);
+      for (int t = 0; t < no_; ++t) base_[l][t] = p_.maps[l].index(&oc_[t * p_.nd]);
     }
-    std::vector<uint64_t> acc_store(kTile + kTilePad, 0);
-    uint8_t* acc = reinterpret_cast<uint8_t*>(acc_store.data());
-    for (int t = 0; t < no; ++t) std::memcpy(acc + t * sz, &identity, sz);
-    std::vector<int64_t> rc(nd, 0), full(nd);
-    for (int64_t r0 = 0; r0 < R; r0 += tr) {
-      const int nr = static_cast<int>(std::min<int64_t>(tr, R - r0));
-      // Leaf indices for positions (r0 + j, o0 + t) at j * no + t.
-      std::vector<int64_t> rcs(static_cast<size_t>(nr) * nd);
+  }
+
+  // Reduce coordinates of the chunk's nr positions, counted on from the last chunk.
+  void chunk_coords(int nr) {
+    const size_t nd = p_.nd;
+    rcs_.resize(static_cast<size_t>(nr) * nd);
+    for (int j = 0; j < nr; ++j) {
+      std::copy(rc_.begin(), rc_.end(), rcs_.begin() + j * nd);
+      for (size_t k = nd; k-- > 0;) { if (++rc_[k] < p_.inner[k]) break; rc_[k] = 0; }
+    }
+  }
+
+  // Leaf l's buffer indices for positions (r0 + j, o0 + t) at j * no + t.
+  void leaf_indices(size_t l, int nr) {
+    const size_t nd = p_.nd;
+    const LeafMap& m = p_.maps[l];
+    int64_t* ix = idx_[l].data();
+    if (m.affine) {
       for (int j = 0; j < nr; ++j) {
-        std::copy(rc.begin(), rc.end(), rcs.begin() + j * nd);
-        for (size_t k = nd; k-- > 0;) { if (++rc[k] < inner[k]) break; rc[k] = 0; }
+        int64_t rp = 0;
+        for (size_t k = 0; k < nd; ++k) rp += rcs_[j * nd + k] * m.strides[k];
+        for (int t = 0; t < no_; ++t) ix[j * no_ + t] = base_[l][t] + rp;
       }
-      for (size_t l = 0; l < maps.size(); ++l) {
-        int64_t* ix = idx[l].data();
-        if (maps[l].affine) {
-          for (int j = 0; j < nr; ++j) {
-            int64_t rp = 0;
-            for (size_t k = 0; k < nd; ++k) rp += rcs[j * nd + k] * maps[l].strides[k];
-            for (int t = 0; t < no; ++t) ix[j * no + t] = base[l][t] + rp;
-          }
-          continue;
-        }
-        // Several views: where the last axis is kept, consecutive outputs are a row of the
-        // source, walked incrementally (pool's gradient reads through such stacks).
-        const bool rows = nd > 0 && inner[nd - 1] == 1;
-        for (int j = 0; j < nr; ++j)
-          for (int t = 0; t < no;) {
-            for (size_t k = 0; k < nd; ++k) full[k] = oc[t * nd + k] + rcs[j * nd + k];
-            if (!rows) { ix[j * no + t] = maps[l].index(full.data()); ++t; continue; }
-            const int len = static_cast<int>(std::min<int64_t>(no - t, in_shape[nd - 1] - full[nd - 1]));
-            maps[l].row(full.data(), len, ix + j * no + t);
-            t += len;
-          }
-      }
-      const uint8_t* v = static_cast<const uint8_t*>(ev.eval(ptrs, nr * no));
-      if (hw_round) set_hw_round(out.rnd);
-      for (int j = 0; j < nr; ++j) {
-        if (fast) {
-          fast(acc, v + j * no * sz, no);
-        } else {
-          for (int t = 0; t < no; ++t) {
-            uint64_t a = 0, x = 0;
-            std::memcpy(&a, acc + t * sz, sz);
-            std::memcpy(&x, v + (j * no + t) * sz, sz);
-            a = ref::reduce_step(rop, d, out.rnd, a, x);
-            std::memcpy(acc + t * sz, &a, sz);
-          }
-        }
-      }
-      if (hw_round) set_hw_round(Round::NearestEven);
+      return;
     }
-    std::memcpy(buf->bytes() + o0 * sz, acc, no * sz);
+    // Several views: where the last axis is kept, consecutive outputs are a row of the source,
+    // walked incrementally (pool's gradient reads through such stacks).
+    const bool rows = nd > 0 && p_.inner[nd - 1] == 1;
+    for (int j = 0; j < nr; ++j)
+      for (int t = 0; t < no_;) {
+        for (size_t k = 0; k < nd; ++k) full_[k] = oc_[t * nd + k] + rcs_[j * nd + k];
+        if (!rows) { ix[j * no_ + t] = m.index(full_.data()); ++t; continue; }
+        const int len = static_cast<int>(std::min<int64_t>(no_ - t, p_.in_shape[nd - 1] - full_[nd - 1]));
+        m.row(full_.data(), len, ix + j * no_ + t);
+        t += len;
+      }
+  }
+
+  // acc = acc op v[j] for each of the chunk's nr positions, in order: SIMD across outputs where
+  // fastops has the fold, src/ref's scalar step otherwise.
+  void fold(const uint8_t* v, int nr) {
+    const size_t sz = p_.sz;
+    if (p_.hw_round) set_hw_round(p_.out.rnd);
+    for (int j = 0; j < nr; ++j) {
+      if (p_.fast) {
+        p_.fast(acc_, v + j * no_ * sz, no_);
+        continue;
+      }
+      for (int t = 0; t < no_; ++t) {
+        uint64_t a = 0, x = 0;
+        std::memcpy(&a, acc_ + t * sz, sz);
+        std::memcpy(&x, v + (j * no_ + t) * sz, sz);
+        a = ref::reduce_step(p_.rop, p_.d, p_.out.rnd, a, x);
+        std::memcpy(acc_ + t * sz, &a, sz);
+      }
+    }
+    if (p_.hw_round) set_hw_round(Round::NearestEven);
+  }
+
+  const ReducePlan& p_;
+  const int64_t o0_;
+  const int no_;
+  TileEval ev_;
+  std::vector<std::vector<int64_t>> idx_;
+  std::vector<const int64_t*> ptrs_;
+  std::vector<int64_t> oc_;                  // output coordinates, no_ x nd
+  std::vector<std::vector<int64_t>> base_;   // affine leaves: index of each output
+  std::vector<uint64_t> acc_store_;
+  uint8_t* acc_ = nullptr;
+  std::vector<int64_t> rc_, full_, rcs_;     // next reduce coordinate; scratch; the chunk's
+};
+
+}  // namespace
+
+void run_reduce(Node& out) {
+  const ReducePlan plan(out);
+  auto buf = std::make_shared<Buffer>(plan.d, plan.O);
+  parallel_for(plan.O == 0 ? 0 : (plan.O + plan.to - 1) / plan.to, [&](int64_t task) {
+    ReduceTask(plan, task).run(*buf);
   }, Round::NearestEven);
   out.buffer = buf;
   out.view = ShapeTracker::contiguous(out.shape);

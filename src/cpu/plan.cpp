@@ -1,9 +1,12 @@
-// Decides which nodes of a schedule get a buffer and which are fused into their consumer.
+// Decides which nodes of a schedule get a buffer and which are fused into their consumer, in
+// named steps: count each node's consumers, find the matmul chains to defer, then run each node
+// (a reduction, another non-elementwise op, or an elementwise op that is fused or materialized).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cpu/cpu.h"
 #include "cpu/gemm_fused.h"
@@ -17,100 +20,138 @@ namespace {
 
 bool is_elementwise(const Node& n) { return maroon::is_elementwise(op_info(n.op).kind); }
 
-}  // namespace
-
-void run(const std::vector<Node*>& order) {
-  // How many source slots of scheduled nodes point at each node, and which consumers can fuse it.
-  std::unordered_map<const Node*, int> refs, fusable_consumers, other_consumers;
+// Who reads each node inside the schedule: how many source slots point at it, how many of its
+// consumers can fuse it (elementwise ops and REDUCE) and how many cannot, and how many handles
+// it has in all (a handle outside the schedule means something else can see it).
+struct Consumers {
+  std::unordered_map<const Node*, int> refs, fusable, other;
   std::unordered_map<const Node*, long> use_count;
   std::unordered_map<const Node*, const Node*> a_consumer;  // for MAROON_PROFILE's report
-  for (Node* n : order) {
-    bool fuses = is_elementwise(*n) || n->op == Op::REDUCE;
-    for (const NodePtr& s : n->src) {
-      refs[s.get()]++;
-      a_consumer[s.get()] = n;
-      use_count[s.get()] = s.use_count();
-      (fuses ? fusable_consumers : other_consumers)[s.get()]++;
+  const Node* root;
+
+  explicit Consumers(const std::vector<Node*>& order) : root(order.back()) {
+    for (Node* n : order) {
+      bool fuses = is_elementwise(*n) || n->op == Op::REDUCE;
+      for (const NodePtr& s : n->src) {
+        refs[s.get()]++;
+        a_consumer[s.get()] = n;
+        use_count[s.get()] = s.use_count();
+        (fuses ? fusable : other)[s.get()]++;
+      }
     }
   }
-  const Node* root = order.back();
   // Nothing outside the schedule sees n, and only one scheduled slot reads it.
-  auto private_to_one = [&](const Node* n) {
+  bool private_to_one(const Node* n) {
     return !n->realized && n != root && refs[n] == 1 && use_count[n] <= refs[n];
-  };
-  // A sum of a product seen through movement ops (conv2d's input gradient permutes the product
-  // before summing it): the movement nodes and the product are deferred to the reduction, which
-  // runs them as a matmul over moved factors, or else computes them as usual first.
-  std::unordered_map<const Node*, std::vector<Node*>> chains;
-  std::unordered_map<const Node*, bool> deferred;
+  }
+};
+
+// A sum of a product seen through movement ops (conv2d's input gradient permutes the product
+// before summing it): the movement nodes and the product are deferred to the reduction, which
+// runs them as a matmul over moved factors, or else computes them as usual first.
+struct MatmulChains {
+  std::unordered_map<const Node*, std::vector<Node*>> chain;  // REDUCE -> its movement nodes
+  std::unordered_set<const Node*> deferred;
+};
+
+MatmulChains find_matmul_chains(const std::vector<Node*>& order, Consumers& c) {
+  MatmulChains mc;
   for (Node* n : order) {
     if (n->op != Op::REDUCE || n->arg.reduce_op != ReduceOp::ADD) continue;
     std::vector<Node*> chain;
     Node* m = n->src[0].get();
-    while (op_info(m->op).kind == OpKind::Movement && private_to_one(m)) {
+    while (op_info(m->op).kind == OpKind::Movement && c.private_to_one(m)) {
       chain.push_back(m);
       m = m->src[0].get();
     }
-    if (chain.empty() || m->op != Op::MUL || !private_to_one(m)) continue;
-    for (Node* c : chain) deferred[c] = true;
-    deferred[m] = true;
-    chains[n] = std::move(chain);
+    if (chain.empty() || m->op != Op::MUL || !c.private_to_one(m)) continue;
+    for (Node* x : chain) mc.deferred.insert(x);
+    mc.deferred.insert(m);
+    mc.chain[n] = std::move(chain);
   }
-  // MAROON_PROFILE=1 prints every kernel's time: where a graph spends it, and on which path.
-  static const bool profile = std::getenv("MAROON_PROFILE") != nullptr;
-  auto timed = [&](const Node* n, const char* path, auto&& f) {
-    if (!profile) return f();
+  return mc;
+}
+
+// MAROON_PROFILE=1 prints every kernel's time: where a graph spends it, and
+// on which path.
+class Profiler {
+ public:
+  Profiler() : on_(std::getenv("MAROON_PROFILE") != nullptr) {}
+  bool on() const { return on_; }
+  template <class F>
+  bool timed(const Node* n, const char* path, F&& f) {
+    if (!on_) return f();
     auto t0 = std::chrono::steady_clock::now();
-    auto r = f();
+    bool r = f();
     double ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e3;
     if (ms >= 0.05)
       std::fprintf(stderr, "maroon: %8.2f ms %-11s %-8s %s %s\n", ms, path,
                    std::string(op_name(n->op)).c_str(), std::string(dtype_name(n->dtype)).c_str(),
                    shape_str(n->src.empty() ? n->shape : n->src[0]->shape).c_str());
     return r;
-  };
+  }
+
+ private:
+  bool on_;
+};
+
+// A REDUCE: the packed matmul when it matches (through its deferred chain, if any), else the
+// deferred nodes computed first and the generic fold.
+void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
+  auto chain = mc.chain.find(&n);
+  if (chain == mc.chain.end()) {
+    if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }))
+      prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
+    return;
+  }
+  if (prof.timed(&n, "matmul", [&] { return try_matmul(n, chain->second); })) return;
+  Node* mul = chain->second.back()->src[0].get();
+  prof.timed(mul, "elementwise", [&] { run_elementwise(*mul); return true; });
+  mul->realized = true;
+  for (size_t i = chain->second.size(); i-- > 0;) {
+    ref::execute(*chain->second[i]);
+    chain->second[i]->realized = true;
+  }
+  prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
+}
+
+// An elementwise node is fused into its only consumer when nothing else can see it: no other
+// scheduled consumer, no movement op on it, and no handle outside this graph. A single op over
+// realized leaves (x * w broadcast for conv2d: often the largest tensor in the graph) is
+// recomputed inside each consumer rather than written out: recomputing one op costs less than
+// the memory traffic.
+bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof) {
+  bool one_op = true;
+  for (const NodePtr& s : n->src) one_op = one_op && s->realized;
+  bool fuse = n != c.root && c.other[n] == 0 && c.use_count[n] <= c.refs[n] &&
+              c.fusable[n] == c.refs[n] && (c.refs[n] == 1 || one_op);
+  if (prof.on() && !fuse && n != c.root)
+    std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
+                 std::string(op_name(n->op)).c_str(), c.refs[n], c.fusable[n], c.other[n],
+                 c.use_count[n] - c.refs[n], one_op,
+                 c.a_consumer.count(n) ? std::string(op_name(c.a_consumer[n]->op)).c_str() : "-");
+  return fuse;
+}
+
+}  // namespace
+
+void run(const std::vector<Node*>& order) {
+  Consumers consumers(order);
+  const MatmulChains chains = find_matmul_chains(order, consumers);
+  Profiler prof;
   for (Node* n : order) {
-    if (deferred.count(n)) continue;
-    if (!is_elementwise(*n)) {
-      if (n->op == Op::REDUCE) {
-        auto chain = chains.find(n);
-        if (chain == chains.end()) {
-          bool mm = timed(n, "matmul", [&] { return try_matmul(*n); });
-          if (!mm) timed(n, "reduce", [&] { run_reduce(*n); return true; });
-        } else if (!timed(n, "matmul", [&] { return try_matmul(*n, chain->second); })) {
-          Node* mul = chain->second.back()->src[0].get();
-          timed(mul, "elementwise", [&] { run_elementwise(*mul); return true; });
-          mul->realized = true;
-          for (size_t i = chain->second.size(); i-- > 0;) {
-            ref::execute(*chain->second[i]);
-            chain->second[i]->realized = true;
-          }
-          timed(n, "reduce", [&] { run_reduce(*n); return true; });
-        }
-      } else if (n->op == Op::REDUCE_MULACC) {  // the opt-in fused matmul (gemm_fused.h)
-        timed(n, "fused", [&] { run_fused_reduce(*n); return true; });
-      } else {
-        ref::execute(*n);  // movement ops are views; constants are one element
-      }
-      n->realized = true;
+    if (chains.deferred.count(n)) continue;
+    if (n->op == Op::REDUCE) {
+      run_reduction(*n, chains, prof);
+    } else if (n->op == Op::REDUCE_MULACC) {  // the opt-in fused matmul (gemm_fused.h)
+      prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; });
+    } else if (!is_elementwise(*n)) {
+      ref::execute(*n);  // movement ops are views; constants are one element
+    } else if (fuses_into_consumers(n, consumers, prof)) {
       continue;
+    } else {
+      prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; });
     }
-    // An elementwise node is fused into its only consumer when nothing else can see it: no
-    // other scheduled consumer, no movement op on it, and no handle outside this graph.
-    // A single op over realized leaves (x * w broadcast for conv2d: often the largest tensor in
-    // the graph) is recomputed inside each consumer rather than written out: recomputing one op
-    // costs less than the memory traffic.
-    bool one_op = true;
-    for (const NodePtr& s : n->src) one_op = one_op && s->realized;
-    bool fuse = n != root && other_consumers[n] == 0 && use_count[n] <= refs[n] &&
-                fusable_consumers[n] == refs[n] && (refs[n] == 1 || one_op);
-    if (profile && !fuse && n != root)
-      std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
-                   std::string(op_name(n->op)).c_str(), refs[n], fusable_consumers[n], other_consumers[n],
-                   use_count[n] - refs[n], one_op,
-                   a_consumer.count(n) ? std::string(op_name(a_consumer[n]->op)).c_str() : "-");
-    if (fuse) continue;
-    timed(n, "elementwise", [&] { run_elementwise(*n); return true; });
     n->realized = true;
   }
 }
