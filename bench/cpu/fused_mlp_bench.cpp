@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "maroon/backend.h"
+#include "maroon/settings.h"
 #include "mlp_step.h"
 
 using namespace maroon;
 
 int main(int argc, char** argv) {
   if (argc > 2 && !std::strcmp(argv[1], "--threads")) set_num_threads(std::atoi(argv[2]));
-  const int n = std::getenv("MAROON_BENCH_STEPS") ? std::atoi(std::getenv("MAROON_BENCH_STEPS")) : 10;
+  const int n = std::atoi(setting(SettingId::MAROON_BENCH_STEPS).value_or("10").c_str());
   std::printf("| threads | mode | mean ms/step | best ms/step |\n|---|---|---|---|\n");
   for (bool fused : {false, true}) {
     std::vector<double> ms = bench::mlp_step_ms(n, fused);

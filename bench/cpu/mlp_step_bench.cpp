@@ -6,13 +6,14 @@
 #include <cstring>
 
 #include "maroon/backend.h"
+#include "maroon/settings.h"
 #include "mlp_step.h"
 
 using namespace maroon;
 
 int main(int argc, char** argv) {
   if (argc > 2 && !std::strcmp(argv[1], "--threads")) set_num_threads(std::atoi(argv[2]));
-  const int n = std::getenv("MAROON_BENCH_STEPS") ? std::atoi(std::getenv("MAROON_BENCH_STEPS")) : 10;
+  const int n = std::atoi(setting(SettingId::MAROON_BENCH_STEPS).value_or("10").c_str());
   double mean = 0;
   for (double v : bench::mlp_step_ms(n)) mean += v / n;
   std::printf("maroon %d %.2f\n", num_threads(), mean);

@@ -14,7 +14,7 @@ from . import _docs
 
 _docs.apply(_maroon)  # the compiled API's docstrings and signatures (maroon/_docs), once
 from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
-                      set_num_threads, set_simd_target, simd_target)
+                      set_num_threads, set_simd_target, simd_target, settings, get_setting, set_setting)
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
 
 

@@ -3,6 +3,7 @@
 // ShapeError and FormatError as ValueError, DTypeError as TypeError, IndexError as IndexError.
 #include "bind.h"
 #include "maroon/backend.h"
+#include "maroon/settings.h"
 #include "maroon/version.h"
 
 namespace py = pybind11;
@@ -54,6 +55,18 @@ PYBIND11_MODULE(_maroon, m) {
   m.def("available_simd_targets", &available_simd_targets);
   m.def("set_num_threads", &set_num_threads, py::arg("n"));
   m.def("num_threads", &num_threads);
+  // Every MAROON_* setting (maroon/settings.def): the table, and reading and setting by name.
+  m.def("settings", [] {
+    py::list out;
+    for (const SettingInfo& s : all_settings())
+      out.append(py::dict(py::arg("name") = std::string(s.name), py::arg("default") = std::string(s.default_value),
+                          py::arg("values") = std::string(s.values), py::arg("doc") = std::string(s.doc),
+                          py::arg("value") = get_setting(s.name)));
+    return out;
+  });
+  m.def("get_setting", [](const std::string& name) { return get_setting(name); }, py::arg("name"));
+  m.def("set_setting", [](const std::string& name, const std::string& value) { set_setting(name, value); },
+        py::arg("name"), py::arg("value"));
   m.def("simd_target", &simd_target);
   m.def("set_simd_target", &set_simd_target, py::arg("name"));
 }

@@ -130,3 +130,19 @@ def test_no_input_crashes_the_interpreter():
     r = subprocess.run([sys.executable, "-c", FUZZ], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     assert int(r.stdout.split()[-1]) > 3000
+
+
+def test_settings_are_read_and_set_by_name_with_cpp_errors():
+    import maroon
+    names = [s["name"] for s in maroon.settings()]
+    assert "MAROON_THREADS" in names and "MAROON_MAX_FILE_BYTES" in names
+    before = maroon.get_setting("MAROON_THREADS")
+    maroon.set_setting("MAROON_THREADS", "2")
+    assert maroon.num_threads() == 2 and maroon.get_setting("MAROON_THREADS") == "2"
+    maroon.set_setting("MAROON_THREADS", before)
+    with pytest.raises(ValueError, match=r"\[settings\] unknown setting 'MAROON_NOPE'"):
+        maroon.set_setting("MAROON_NOPE", "1")
+    with pytest.raises(ValueError, match=r"\[settings\] MAROON_THREADS='0'"):
+        maroon.set_setting("MAROON_THREADS", "0")
+    with pytest.raises(ValueError, match=r"\[set_num_threads\]"):
+        maroon.set_num_threads(0)

@@ -14,6 +14,7 @@
 #include "io/files.h"
 #include "maroon/sha256.h"
 #include "maroon/shuffle.h"
+#include "maroon/settings.h"
 
 namespace maroon::cli {
 
@@ -70,7 +71,7 @@ void check_loss_numbers(const json::Value& numbers, const std::vector<float>& lo
 std::string data_dir(const std::string& dataset, const std::string& override) {
   if (!override.empty()) return override;
   std::string name = dataset == "fashion" ? "fashion-mnist" : "mnist";
-  if (const char* env = std::getenv("MAROON_DATA_DIR"); env && *env) return std::string(env) + "/" + name;
+  if (std::optional<std::string> env = setting(SettingId::MAROON_DATA_DIR)) return *env + "/" + name;
   return std::string(MAROON_SOURCE_DIR) + "/data/" + name;
 }
 

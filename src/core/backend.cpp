@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "maroon/error.h"
+#include "maroon/settings.h"
 
 namespace maroon {
 
@@ -14,19 +15,19 @@ namespace {
 // The environment is read during static initialisation, where throwing would abort the
 // program: a bad value is reported and the default kept (no setting changes a bit).
 Backend initial_backend() {
-  const char* e = std::getenv("MAROON_BACKEND");
-  if (!e || std::string(e) == "cpu") return Backend::Cpu;
-  if (std::string(e) == "ref") return Backend::Ref;
-  std::fprintf(stderr, "maroon: ignoring MAROON_BACKEND=%s (cpu or ref)\n", e);
+  std::optional<std::string> e = setting(SettingId::MAROON_BACKEND);
+  if (!e || *e == "cpu") return Backend::Cpu;
+  if (*e == "ref") return Backend::Ref;
+  std::fprintf(stderr, "maroon: ignoring MAROON_BACKEND=%s (cpu or ref)\n", e->c_str());
   return Backend::Cpu;
 }
 
 int initial_threads() {
-  if (const char* e = std::getenv("MAROON_THREADS")) {
+  if (std::optional<std::string> e = setting(SettingId::MAROON_THREADS)) {
     char* end = nullptr;
-    long n = std::strtol(e, &end, 10);
-    if (end != e && *end == '\0' && n >= 1 && n <= 1024) return static_cast<int>(n);
-    std::fprintf(stderr, "maroon: ignoring MAROON_THREADS=%s (a count in 1..1024)\n", e);
+    long n = std::strtol(e->c_str(), &end, 10);
+    if (end != e->c_str() && *end == '\0' && n >= 1 && n <= 1024) return static_cast<int>(n);
+    std::fprintf(stderr, "maroon: ignoring MAROON_THREADS=%s (a count in 1..1024)\n", e->c_str());
   }
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(hc) : 1;

@@ -92,6 +92,7 @@ HWY_AFTER_NAMESPACE();
 #include "cpu/fastops.h"
 #include "maroon/backend.h"
 #include "maroon/error.h"
+#include "maroon/settings.h"
 
 namespace maroon::cpu {
 
@@ -397,9 +398,9 @@ void apply(const std::string& name) {
 // is reported and ignored (every target gives the same bits, so only speed is at stake).
 bool init_from_env() {
   real_targets();
-  if (const char* e = std::getenv("MAROON_SIMD")) {
+  if (std::optional<std::string> e = setting(SettingId::MAROON_SIMD)) {
     try {
-      apply(e);
+      apply(*e);
     } catch (const Error& err) {
       std::fprintf(stderr, "maroon: ignoring MAROON_SIMD: %s\n", err.what());
     }

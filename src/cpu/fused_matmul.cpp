@@ -15,6 +15,7 @@
 #include "cpu/threads.h"
 #include "maroon/tensor.h"
 #include "ref/executor.h"
+#include "maroon/settings.h"
 
 namespace maroon::cpu {
 
@@ -83,7 +84,7 @@ void run_fused_reduce(Node& out) {
   if (out.dtype == DType::Float32 && fused_gemm<float>(out)) return;
   if (out.dtype == DType::Float64 && fused_gemm<double>(out)) return;
   // float16, bfloat16 (and an operand too large to copy densely): the reference fold.
-  static const bool report = std::getenv("MAROON_REPORT_SLOW_OPS") != nullptr;
+  const bool report = setting_flag(SettingId::MAROON_REPORT_SLOW_OPS);
   if (report)
     std::fprintf(stderr, "maroon: scalar path for REDUCE_MULACC %s %s\n", std::string(dtype_name(out.dtype)).c_str(),
                  shape_str(out.shape).c_str());

@@ -13,6 +13,7 @@
 #include "cpu/kernel.h"
 #include "cpu/threads.h"
 #include "ref/scalar.h"
+#include "maroon/settings.h"
 
 namespace maroon::cpu {
 
@@ -152,7 +153,7 @@ void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
     return;
   }
   // src/ref's meaning, one element at a time (it never uses the FPU's rounding mode).
-  static const bool report = std::getenv("MAROON_REPORT_SLOW_OPS") != nullptr;
+  const bool report = setting_flag(SettingId::MAROON_REPORT_SLOW_OPS);
   if (report)
     std::fprintf(stderr, "maroon: scalar path for %s %s -> %s (%d elements)\n",
                  std::string(op_name(ins.op)).c_str(), std::string(dtype_name(ins.in)).c_str(),

@@ -3,7 +3,6 @@
 // (a reduction, another non-elementwise op, or an elementwise op that is fused or materialized).
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -11,6 +10,7 @@
 #include "cpu/cpu.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
+#include "maroon/settings.h"
 #include "maroon/tensor.h"
 #include "ref/executor.h"
 
@@ -72,11 +72,11 @@ MatmulChains find_matmul_chains(const std::vector<Node*>& order, Consumers& c) {
   return mc;
 }
 
-// MAROON_PROFILE=1 prints every kernel's time: where a graph spends it, and
+// MAROON_PROFILE (maroon/settings.def) prints every kernel's time: where a graph spends it, and
 // on which path.
 class Profiler {
  public:
-  Profiler() : on_(std::getenv("MAROON_PROFILE") != nullptr) {}
+  Profiler() : on_(setting_flag(SettingId::MAROON_PROFILE)) {}
   bool on() const { return on_; }
   template <class F>
   bool timed(const Node* n, const char* path, F&& f) {

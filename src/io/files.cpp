@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "maroon/error.h"
+#include "maroon/settings.h"
 
 namespace maroon::io {
 
@@ -42,8 +43,9 @@ bool write_all(int fd, const char* p, size_t n, int& err) {
 
 uint64_t max_file_bytes() {
   constexpr uint64_t kDefault = uint64_t{16} << 30;
-  const char* s = std::getenv("MAROON_MAX_FILE_BYTES");
-  if (!s || !*s) return kDefault;
+  std::optional<std::string> v_text = setting(SettingId::MAROON_MAX_FILE_BYTES);
+  if (!v_text) return kDefault;
+  const char* s = v_text->c_str();
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(s, &end, 10);

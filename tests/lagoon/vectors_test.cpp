@@ -232,7 +232,8 @@ std::string key_of(const Json& expr) {
 TEST(LagoonVectors, EveryExtractedVectorPassesThroughTheCAbi) {
   // MAROON_LAGOON_VECTORS_FILE overrides the path (to run a modified copy, e.g. to see that a
   // changed expectation fails).
-  const char* env = std::getenv("MAROON_LAGOON_VECTORS_FILE");
+  const std::optional<std::string> env_value = setting(SettingId::MAROON_LAGOON_VECTORS_FILE);
+  const char* env = env_value ? env_value->c_str() : nullptr;
   const std::string path = env ? env : MAROON_LAGOON_VECTORS;
   std::ifstream in(path);
   ASSERT_TRUE(in) << "cannot open " << path;
