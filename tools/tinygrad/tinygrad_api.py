@@ -42,5 +42,5 @@ not_applicable = {
   "call": "function/JIT machinery", "callify": "function/JIT machinery", "custom_kernel": "function/JIT machinery",
   "linear_with_vars": "function/JIT machinery", "schedule_linear": "function/JIT machinery",
   "as_param": "function/JIT machinery", "is_param_": "optimizer marking (Maroon's optimizers take a list)",
-  "replace": "UOp replacement", "invalids": "Invalid sentinel values", "alu": "raw UOp access (Maroon: the free primitive functions)",
+  "replace": "UOp replacement", "invalids": "Invalid sentinel values", "alu": "raw UOp access (Maroon: the builders of maroon/primitives.h, namespace maroon::prim)",
   "ufix": "Python scalar wrapping (Maroon: weak C++ scalars)"}
