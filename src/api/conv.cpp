@@ -210,12 +210,21 @@ std::pair<Tensor, Tensor> Tensor::max_pool2d_with_indices(std::vector<int64_t> k
 Tensor Tensor::max_unpool2d(const Tensor& indices, std::vector<int64_t> k, std::vector<int64_t> stride,
                             std::vector<int64_t> dilation, std::vector<int64_t> padding,
                             std::optional<Shape> output_size) const {
+  if (ndim() < 2 || ndim() < static_cast<int64_t>(k.size()))
+    throw ShapeError("[max_unpool2d] input " + shape_str(shape()) + " has fewer axes than (batch, channel) and the kernel " +
+                     shape_str(k));
   int64_t bs = shape()[0], c = shape()[1];
   Shape spatial(shape().begin() + 2, shape().end());
   const size_t n = spatial.size();
+  if (output_size && output_size->size() < n)
+    throw ShapeError("[max_unpool2d] output_size " + shape_str(*output_size) + " has fewer axes than the input's " +
+                     std::to_string(n) + " spatial axes");
   Shape out;
   if (!output_size) {
     std::vector<int64_t> k_ = per_axis(k, n), d_ = per_axis(dilation, n), s_ = per_axis(stride.empty() ? k : stride, n);
+    if (k_.size() != n || d_.size() != n || s_.size() != n)
+      throw ShapeError("[max_unpool2d] kernel " + shape_str(k) + ", stride and dilation need 1 or " + std::to_string(n) +
+                       " entries for input " + shape_str(shape()));
     Pairs p_ = flat_to_grouped(resolve_pool_pads(padding, n));
     for (size_t i = 0; i < n; ++i)
       out.push_back((spatial[i] - 1) * s_[i] - (p_[i].first + p_[i].second) + (d_[i] * (k_[i] - 1) + 1));

@@ -44,6 +44,16 @@ TEST(Errors, NameTheOpAndShapes) {
   expect_error<ShapeError>([&] { Tensor::ones({4}).max_pool2d({2, 2}); }, "[max_pool2d] input (4,) has fewer axes than the 2");
   expect_error<ShapeError>([&] { Tensor::ones({1, 2, 0, 6}).max_pool2d({1, 1}); }, "[pool]");
   expect_error<ShapeError>([&] { img.conv2d(Tensor::ones({2, 2, 3, 3}), std::nullopt, 0); }, "[conv2d] groups must be positive");
+  // Checks the Python binding used to make, now C++'s (one message for each mistake).
+  Tensor w = Tensor::ones({2, 2, 3, 3});
+  expect_error<ShapeError>([&] { img.conv_transpose2d(w, std::nullopt, 0); }, "[conv_transpose2d] groups must be positive");
+  expect_error<ShapeError>([&] { img.conv_transpose2d(w, std::nullopt, 1, {0}); }, "[conv_transpose2d] stride and dilation");
+  expect_error<ShapeError>([&] { Tensor::ones({}).max_unpool2d(Tensor::ones({2}, DType::Int32)); },
+                           "[max_unpool2d] input () has fewer axes");
+  expect_error<ShapeError>([&] { img.max_unpool2d(img.cast(DType::Int32), {2, 2}, {}, {1}, {0}, Shape{3}); },
+                           "[max_unpool2d] output_size (3,) has fewer axes");
+  expect_error<ShapeError>([&] { img.div(img, "ceil"); }, "[div] rounding_mode='ceil' must be");
+  expect_error<ShapeError>([&] { reduction_from_name("avg"); }, "[reduction] reduction='avg'");
 }
 
 }  // namespace
