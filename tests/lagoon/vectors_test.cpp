@@ -8,6 +8,7 @@
 #include <iostream>
 #include <optional>
 
+#include "maroon/settings.h"
 #include "util.h"
 
 using namespace lagoon_test;
@@ -232,7 +233,7 @@ std::string key_of(const Json& expr) {
 TEST(LagoonVectors, EveryExtractedVectorPassesThroughTheCAbi) {
   // MAROON_LAGOON_VECTORS_FILE overrides the path (to run a modified copy, e.g. to see that a
   // changed expectation fails).
-  const std::optional<std::string> env_value = setting(SettingId::MAROON_LAGOON_VECTORS_FILE);
+  const std::optional<std::string> env_value = maroon::setting(maroon::SettingId::MAROON_LAGOON_VECTORS_FILE);
   const char* env = env_value ? env_value->c_str() : nullptr;
   const std::string path = env ? env : MAROON_LAGOON_VECTORS;
   std::ifstream in(path);
