@@ -1,4 +1,4 @@
-// Every primitive of src/core/ops.def in every dtype it accepts and every rounding mode, on
+// Every primitive of include/maroon/ops.def in every dtype it accepts and every rounding mode, on
 // special values: each elementwise op on all pairs (triples for MULACC) of a dtype's special
 // values, CAST and BITCAST between every pair of dtypes, WHERE, REDUCE and REDUCE_MULACC folds
 // whose order shows in the bits, and the movement ops.
