@@ -16,6 +16,9 @@ namespace maroon::nn {
 void safe_save(const StateDict& tensors, const std::string& path,
                const std::map<std::string, std::string>& metadata = {});
 std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string, std::string>& metadata = {});
+// The file's first part: the 8-byte header length and the JSON header (padded); the tensors'
+// bytes follow it in order. Reads only names, dtypes and shapes (nothing is realized).
+std::string safe_save_header(const StateDict& tensors, const std::map<std::string, std::string>& metadata = {});
 
 // Validates everything (header length within file, JSON well formed, known dtypes, shapes vs
 // byte sizes, offsets contiguous/non-overlapping/in bounds, no trailing bytes); throws

@@ -218,6 +218,13 @@ class Tensor {
 
   // ---- random (src/api/random.cpp): tinygrad's Threefry-2x32 stream ----
   static void manual_seed(uint64_t seed = 0);
+  // The stream's position: the seed and how many words have been drawn. A run's checkpoints save
+  // it (src/verify); restoring it continues the stream exactly (an unseeded stream is seed 0).
+  struct RandomState {
+    uint64_t seed = 0, counter = 0;
+  };
+  static RandomState random_state();
+  static void set_random_state(const RandomState& s);
   static Tensor rand(const Shape& shape, DType dtype = DType::Float32);
   static Tensor randn(const Shape& shape, DType dtype = DType::Float32);
   static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0,

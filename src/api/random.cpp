@@ -98,6 +98,15 @@ void Tensor::manual_seed(uint64_t seed) {
   rng().counter = 0;
 }
 
+// Unseeded (seeded == false) behaves as seed 0 with counter 0: next_counter starts there.
+Tensor::RandomState Tensor::random_state() { return {rng().seed, rng().counter}; }
+
+void Tensor::set_random_state(const RandomState& s) {
+  rng().seed = s.seed;
+  rng().seeded = true;
+  rng().counter = s.counter;
+}
+
 bool Tensor::training() { return g_training; }
 void Tensor::set_training(bool on) { g_training = on; }
 

@@ -2,7 +2,9 @@
 
 #include <cassert>
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "core/fpenv.h"
 #include "cpu/cpu.h"
@@ -40,10 +42,33 @@ std::vector<Node*> schedule(const NodePtr& root) {
   return post_order(root.get(), [](const Node* n) { return !n->realized; }, [](const Node*) { return true; });
 }
 
+namespace {
+
+thread_local RealizeObserver* g_observer = nullptr;
+
+// Observed realization: one node at a time, each a schedule of its own (so the CPU backend fuses
+// nothing), then the observer. Shared handles come from the consumers' source lists.
+void realize_observed(const NodePtr& root, const std::vector<Node*>& order, RealizeObserver& obs) {
+  std::unordered_map<const Node*, NodePtr> handle{{root.get(), root}};
+  for (Node* n : order)
+    for (const NodePtr& s : n->src) handle.emplace(s.get(), s);
+  for (Node* n : order) {
+    if (backend() == Backend::Cpu) cpu::run({n});
+    else ref::execute(*n);
+    n->realized = true;
+    obs.realized(handle.at(n));
+  }
+}
+
+}  // namespace
+
+RealizeObserver* set_realize_observer(RealizeObserver* o) { return std::exchange(g_observer, o); }
+
 void realize(const NodePtr& root) {
   std::vector<Node*> order = schedule(root);
   if (order.empty()) return;
   FpEnvGuard env;
+  if (g_observer) return realize_observed(root, order, *g_observer);
   if (backend() == Backend::Cpu) {
     cpu::run(order);
     return;

@@ -93,4 +93,16 @@ std::vector<Node*> schedule(const NodePtr& root);
 // Realizes `root` and everything it needs, with the floating-point environment Maroon requires.
 void realize(const NodePtr& root);
 
+// Watches realization (src/verify's per-node traces). While one is installed on this thread,
+// realize() runs every scheduled node on its own, in schedule order, so that every node gets its
+// own buffer (nothing is fused; the bits are the same either way), and calls realized() after
+// each. `node` is the shared handle of the node just realized.
+class RealizeObserver {
+ public:
+  virtual ~RealizeObserver() = default;
+  virtual void realized(const NodePtr& node) = 0;
+};
+// Installs `o` (nullptr: none) for this thread; returns the one it replaces.
+RealizeObserver* set_realize_observer(RealizeObserver* o);
+
 }  // namespace maroon

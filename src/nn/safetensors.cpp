@@ -139,7 +139,7 @@ StateDict load(std::string_view bytes, const std::string& who) {
 
 }  // namespace
 
-std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string, std::string>& metadata) {
+std::string safe_save_header(const StateDict& tensors, const std::map<std::string, std::string>& metadata) {
   const std::string who = "[safe_save]";
   std::string j = "{";
   if (!metadata.empty()) {
@@ -168,8 +168,14 @@ std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string
   j.append((8 - j.size() % 8) % 8, ' ');
   std::string out(8, '\0');
   for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(static_cast<uint64_t>(j.size()) >> (8 * i));
-  out.reserve(8 + j.size() + offset);
-  out += j;
+  return out + j;
+}
+
+std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string, std::string>& metadata) {
+  std::string out = safe_save_header(tensors, metadata);
+  size_t data = 0;
+  for (auto& [name, t] : tensors) data += static_cast<size_t>(t.nbytes());
+  out.reserve(out.size() + data);
   for (auto& [name, t] : tensors) {
     std::vector<uint8_t> b = t.bytes();
     out.append(reinterpret_cast<const char*>(b.data()), b.size());

@@ -1,0 +1,121 @@
+// SHA-256 of bytes, files and realized nodes (see digest.h).
+#include "verify/digest.h"
+
+#include <cstring>
+
+#include "io/files.h"
+#include "maroon/sha256.h"
+
+#ifdef MAROON_HAVE_OPENSSL
+#include <openssl/evp.h>
+#endif
+
+namespace maroon::verify {
+
+#ifdef MAROON_HAVE_OPENSSL
+struct Hasher::Impl {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  Impl() {
+    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) throw Error("[verify] OpenSSL SHA-256 unavailable");
+  }
+  ~Impl() { EVP_MD_CTX_free(ctx); }
+  void update(const void* p, size_t n) { EVP_DigestUpdate(ctx, p, n); }
+  Digest finish() {
+    Digest d;
+    unsigned len = 0;
+    EVP_DigestFinal_ex(ctx, d.data(), &len);
+    return d;
+  }
+};
+#else
+struct Hasher::Impl {
+  Sha256 h;
+  void update(const void* p, size_t n) { h.update(p, n); }
+  Digest finish() { return h.finish(); }
+};
+#endif
+
+Hasher::Hasher() : impl_(std::make_unique<Impl>()) {}
+Hasher::~Hasher() = default;
+void Hasher::update(const void* data, size_t n) {
+  if (n) impl_->update(data, n);
+}
+Digest Hasher::finish() { return impl_->finish(); }
+
+std::string hex(const Digest& d) {
+  static const char* k = "0123456789abcdef";
+  std::string s(64, '0');
+  for (size_t i = 0; i < 32; ++i) {
+    s[2 * i] = k[d[i] >> 4];
+    s[2 * i + 1] = k[d[i] & 15];
+  }
+  return s;
+}
+
+Digest parse_digest(std::string_view h, const std::string& what) {
+  Digest d{};
+  auto nib = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  bool ok = h.size() == 64;
+  for (size_t i = 0; ok && i < 32; ++i) {
+    int hi = nib(h[2 * i]), lo = nib(h[2 * i + 1]);
+    ok = hi >= 0 && lo >= 0;
+    d[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  if (!ok) throw FormatError(what + " is not 64 lowercase hex digits: \"" + std::string(h.substr(0, 80)) + "\"");
+  return d;
+}
+
+Digest sha256(std::string_view bytes) {
+  Hasher h;
+  h.update(bytes);
+  return h.finish();
+}
+
+void for_each_piece(const Node& n, const PieceFn& emit) {
+  const size_t sz = itemsize(n.dtype);
+  const int64_t count = numel(n.shape);
+  if (count == 0) return;
+  if (n.view.is_contiguous() && n.buffer->count >= count) {
+    emit(n.buffer->bytes(), static_cast<size_t>(count) * sz);
+    return;
+  }
+  // Row by row: row_indices walks the views with additions (view.h).
+  const size_t nd = n.shape.size();
+  const int64_t row = nd ? n.shape[nd - 1] : 1;
+  std::vector<int64_t> idx(nd, 0), at(static_cast<size_t>(row));
+  std::vector<uint8_t> out(static_cast<size_t>(row) * sz);
+  for (int64_t done = 0; done < count; done += row) {
+    if (nd) n.view.row_indices(idx.data(), row, at.data());
+    else at[0] = n.view.index(idx.data());
+    for (int64_t i = 0; i < row; ++i) {
+      uint64_t v = at[i] < 0 ? 0 : n.buffer->load(at[i]);
+      std::memcpy(&out[static_cast<size_t>(i) * sz], &v, sz);  // little-endian hosts only
+    }
+    emit(out.data(), out.size());
+    for (size_t d = nd ? nd - 1 : 0; d-- > 0;) {  // the next row: carry through the outer axes
+      if (++idx[d] < n.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void hash_elements(Hasher& h, const Node& n) {
+  for_each_piece(n, [&](const uint8_t* p, size_t k) { h.update(p, k); });
+}
+
+Digest node_digest(const Node& n) {
+  Hasher h;
+  hash_elements(h, n);
+  return h.finish();
+}
+
+const Node& realized(const Tensor& t) {
+  maroon::realize(t.node());
+  return *t.node();
+}
+
+Digest tensor_digest(const Tensor& t) { return node_digest(realized(t)); }
+
+Digest file_digest(const std::string& path, const std::string& who) { return sha256(io::read_file(path, who)); }
+
+}  // namespace maroon::verify

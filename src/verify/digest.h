@@ -1,0 +1,38 @@
+// SHA-256 for src/verify: a streaming hasher (OpenSSL where the build has it, else the portable
+// maroon::Sha256; the digests are the same) and the elements of realized nodes fed to it without
+// going through Tensor::bytes().
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "core/graph.h"
+#include "maroon/verify.h"
+
+namespace maroon::verify {
+
+class Hasher {
+ public:
+  Hasher();
+  ~Hasher();
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+  void update(const void* data, size_t n);
+  void update(std::string_view s) { update(s.data(), s.size()); }
+  Digest finish();  // once
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A node's elements as row-major little-endian bytes, in pieces: a contiguous buffer is passed
+// whole, any other view is gathered a row at a time into a small buffer. `n` must be realized.
+using PieceFn = std::function<void(const uint8_t* bytes, size_t n)>;
+void for_each_piece(const Node& n, const PieceFn& emit);
+void hash_elements(Hasher& h, const Node& n);
+Digest node_digest(const Node& n);
+// The realized node behind a tensor (realizes it).
+const Node& realized(const Tensor& t);
+
+}  // namespace maroon::verify

@@ -1,0 +1,239 @@
+// Run: what a training loop calls to commit every step's state, write checkpoints and the record.
+// Hashing happens on a background thread by default: a committed state's buffers are never
+// written again (every step makes new ones), so the thread reads them in place while the next
+// step runs, and the loop only waits when it is more than kMaxPending states ahead.
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "io/files.h"
+#include "verify/digest.h"
+#include "verify/state.h"
+
+namespace maroon::verify {
+
+namespace {
+constexpr size_t kMaxPending = 4;
+
+// `path` (as the caller named it) relative to the record's directory, as records store paths.
+std::string relative_to_record(const std::string& record, const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::absolute(fs::path(record)).parent_path();
+  fs::path rel = fs::absolute(fs::path(path)).lexically_relative(dir);
+  return rel.empty() ? fs::absolute(path).string() : rel.string();
+}
+}  // namespace
+
+struct Run::Impl {
+  Job job;
+  Digest job_digest;
+  StateBinding b;
+  RunOptions o;
+  int64_t step = 0;
+  bool begun = false;
+  RunRecord rec;  // owned by the worker between begin() and finish()
+
+  struct Pending {
+    int64_t step;
+    Frozen state;
+    std::optional<float> loss;
+  };
+  std::thread worker;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Pending> queue;
+  bool stop = false, busy = false;
+  std::exception_ptr error;
+
+  bool checkpoint_due(int64_t s) const {
+    return s == 0 || s == o.steps || (o.checkpoint_every > 0 && s % o.checkpoint_every == 0);
+  }
+  std::string checkpoint_path(int64_t s) const {
+    char name[48];
+    std::snprintf(name, sizeof name, "/step-%09lld.safetensors", static_cast<long long>(s));
+    return checkpoint_dir_for(o.record) + name;
+  }
+
+  // The worker's part of a commit: the commitment, the checkpoint file and the partial record.
+  void process(Pending& p) {
+    if (static_cast<int64_t>(rec.states.size()) != p.step)
+      throw Error("[run] internal: state " + std::to_string(p.step) + " committed out of order");
+    rec.states.push_back(commitment_of(p.state));
+    if (p.loss) rec.losses.push_back(*p.loss);
+    if (!checkpoint_due(p.step)) return;
+    std::string path = checkpoint_path(p.step);
+    write_frozen(p.state, path);
+    rec.checkpoints.push_back({p.step, relative_to_record(o.record, path)});
+    write_record(rec, o.record);  // partial until the last step: what a resume starts from
+  }
+
+  void loop() {
+    std::unique_lock<std::mutex> lk(mu);
+    while (true) {
+      cv.wait(lk, [&] { return stop || !queue.empty(); });
+      if (queue.empty()) return;
+      Pending p = std::move(queue.front());
+      queue.pop_front();
+      busy = true;
+      lk.unlock();
+      try {
+        if (!error) process(p);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      { Frozen drop = std::move(p.state); }  // release the buffers outside the lock
+      lk.lock();
+      busy = false;
+      cv.notify_all();
+    }
+  }
+
+  void rethrow() {
+    if (error) std::rethrow_exception(error);
+  }
+
+  void enqueue(Pending p) {
+    if (!o.background) {
+      process(p);
+      return;
+    }
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [&] { return queue.size() < kMaxPending || error; });
+    rethrow();
+    queue.push_back(std::move(p));
+    cv.notify_all();
+  }
+
+  void drain() {
+    if (!worker.joinable()) return;
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [&] { return queue.empty() && !busy; });
+  }
+
+  void shutdown() {
+    if (!worker.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    worker.join();
+  }
+
+  void commit(std::optional<float> loss) {
+    rethrow();
+    enqueue({step, freeze(capture(b, step, job_digest)), loss});
+  }
+
+  void resume();
+};
+
+void Run::Impl::resume() {
+  const std::string rec_path = o.resume_record.empty() ? o.record : o.resume_record;
+  RunRecord old = read_record(rec_path);
+  if (old.job.digest() != job_digest)
+    throw FormatError("[run] cannot resume from '" + rec_path + "': its job_sha256 is " + hex(old.job.digest()) +
+                      ", this run's job is " + hex(job_digest));
+  if (old.steps != o.steps || old.checkpoint_every != o.checkpoint_every)
+    throw FormatError("[run] cannot resume from '" + rec_path + "': it has " + std::to_string(old.steps) +
+                      " steps with a checkpoint every " + std::to_string(old.checkpoint_every) + ", this run " +
+                      std::to_string(o.steps) + " and " + std::to_string(o.checkpoint_every));
+  std::string ck = o.resume;
+  if (ck == "latest") {
+    if (old.checkpoints.empty()) throw FormatError("[run] '" + rec_path + "' names no checkpoint to resume from");
+    ck = resolve(rec_path, old.checkpoints.back().path);
+  }
+  Digest got;
+  State st = read_checkpoint(ck, &got);
+  step = restore(b, st, job_digest, "[run] checkpoint '" + ck + "'");
+  if (step >= static_cast<int64_t>(old.states.size()) || old.states[static_cast<size_t>(step)] != got)
+    throw FormatError("[run] checkpoint '" + ck + "' (step " + std::to_string(step) + ") has sha256 " + hex(got) +
+                      (step < static_cast<int64_t>(old.states.size())
+                           ? ", the record commits to " + hex(old.states[static_cast<size_t>(step)])
+                           : ", the record has no state for that step"));
+  rec.states.assign(old.states.begin(), old.states.begin() + step + 1);
+  if (!old.losses.empty()) rec.losses.assign(old.losses.begin(), old.losses.begin() + step);
+  for (auto& c : old.checkpoints)
+    if (c.step <= step) rec.checkpoints.push_back({c.step, relative_to_record(o.record, resolve(rec_path, c.path))});
+}
+
+Run::Run(Job job, StateBinding binding, RunOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  if (options.record.empty()) throw Error("[run] RunOptions::record (the run record's path) is required");
+  if (options.steps <= 0) throw Error("[run] RunOptions::steps must be positive, got " + std::to_string(options.steps));
+  if (options.checkpoint_every < 0) throw Error("[run] RunOptions::checkpoint_every must not be negative");
+  m.job = std::move(job);
+  m.job_digest = m.job.digest();
+  m.b = std::move(binding);
+  m.o = std::move(options);
+}
+
+Run::~Run() {
+  try {
+    impl_->drain();
+  } catch (...) {
+  }
+  impl_->shutdown();
+}
+
+void Run::begin() {
+  Impl& m = *impl_;
+  if (m.begun) throw Error("[run] begin() called twice");
+  std::filesystem::path dir = std::filesystem::path(m.o.record).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  std::filesystem::create_directories(checkpoint_dir_for(m.o.record));
+  io::check_writable(m.o.record, "[run]");
+  m.rec.job = m.job;
+  m.rec.provenance = current_provenance(m.o.command_line);
+  m.rec.steps = m.o.steps;
+  m.rec.checkpoint_every = m.o.checkpoint_every;
+  m.begun = true;
+  if (!m.o.resume.empty()) m.resume();
+  if (m.o.background) m.worker = std::thread([&m] { m.loop(); });
+  if (m.o.resume.empty()) m.commit(std::nullopt);  // the initial state: step 0, a checkpoint
+}
+
+int64_t Run::step() const { return impl_->step; }
+int64_t Run::total_steps() const { return impl_->o.steps; }
+const Digest& Run::job_digest() const { return impl_->job_digest; }
+const StateBinding& Run::binding() const { return impl_->b; }
+
+void Run::commit(std::optional<float> loss) {
+  Impl& m = *impl_;
+  if (!m.begun) throw Error("[run] commit() before begin()");
+  if (m.step >= m.o.steps) throw Error("[run] commit() after the last of " + std::to_string(m.o.steps) + " steps");
+  ++m.step;
+  m.commit(loss);
+}
+
+std::vector<Digest> Run::commitments() {
+  impl_->drain();
+  impl_->rethrow();
+  return impl_->rec.states;
+}
+
+RunRecord Run::finish(const std::vector<FileRef>& outputs, const std::map<std::string, std::string>& claims) {
+  Impl& m = *impl_;
+  if (m.step != m.o.steps)
+    throw Error("[run] finish() after " + std::to_string(m.step) + " of " + std::to_string(m.o.steps) + " steps");
+  m.drain();
+  m.shutdown();
+  m.rethrow();
+  for (const FileRef& f : outputs)
+    m.rec.outputs.push_back({f.name, relative_to_record(m.o.record, f.path), hex(file_digest(f.path, "[run] output"))});
+  m.rec.claims = claims;
+  write_record(m.rec, m.o.record);
+  return m.rec;
+}
+
+RunRecord Run::train(const std::function<std::optional<float>(int64_t)>& step_fn) {
+  begin();
+  while (step() < total_steps()) commit(step_fn(step() + 1));
+  return finish();
+}
+
+}  // namespace maroon::verify

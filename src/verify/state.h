@@ -1,0 +1,24 @@
+// Internal to src/verify: a captured state frozen for hashing and writing (possibly on another
+// thread), and the canonical checks.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "maroon/verify.h"
+
+namespace maroon::verify {
+
+// A state's canonical serialisation, without copying a tensor: the safetensors header and the
+// realized nodes whose elements follow it. Realized nodes never change, so another thread may
+// read them while new steps run.
+struct Frozen {
+  std::string header;
+  std::vector<NodePtr> nodes;
+};
+// Checks that names are unique and in byte order; realizes every tensor.
+Frozen freeze(const State& s);
+Digest commitment_of(const Frozen& f);
+void write_frozen(const Frozen& f, const std::string& path);
+
+}  // namespace maroon::verify

@@ -1,0 +1,117 @@
+// Run: every step committed, checkpoints, the record, and exact resume for the MLP and the CNN.
+#include <filesystem>
+
+#include "io/files.h"
+#include "job.h"
+
+using namespace maroon;
+using namespace maroon::verify;
+using maroon::verifytest::TestJob;
+
+namespace {
+
+const verifytest::Data& data() {
+  static verifytest::Data d = verifytest::synthetic(96);
+  return d;
+}
+
+// A run, then resumes from each checkpoint in `points` with fresh objects: every resumed run
+// must end with the same record states, root and final state.
+void expect_exact_resume(const std::string& kind, int64_t batch, int64_t steps, int64_t every,
+                         const std::vector<int64_t>& points) {
+  std::string dir = verifytest::scratch("resume_" + kind);
+  TestJob full(data(), kind, batch);
+  RunRecord whole = full.run(dir + "/full.run.json", steps, every);
+  ASSERT_TRUE(whole.complete());
+  EXPECT_EQ(whole.states.size(), static_cast<size_t>(steps + 1));
+  for (int64_t p : points) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/full.ckpt/step-%09lld.safetensors", static_cast<long long>(p));
+    TestJob again(data(), kind, batch);
+    RunRecord r = again.run(dir + "/from" + std::to_string(p) + ".run.json", steps, every, dir + name,
+                            dir + "/full.run.json");
+    EXPECT_EQ(r.states, whole.states) << kind << " resumed at " << p;
+    EXPECT_EQ(hex(r.merkle_root), hex(whole.merkle_root));
+    EXPECT_EQ(r.losses.size(), whole.losses.size());
+    EXPECT_EQ(std::memcmp(r.losses.data(), whole.losses.data(), 4 * r.losses.size()), 0);
+    State end = capture(again.binding(), steps, again.job().digest());
+    EXPECT_EQ(state_commitment(end), whole.states.back());
+  }
+}
+
+}  // namespace
+
+TEST(VerifyRun, RecordCommitsEveryStepAndCheckpointsAtTheInterval) {
+  std::string dir = verifytest::scratch("record");
+  TestJob j(data(), "mlp", 8);
+  RunRecord r = j.run(dir + "/a.run.json", 5, 2);
+  ASSERT_EQ(r.states.size(), 6u);
+  ASSERT_EQ(r.losses.size(), 5u);
+  std::vector<int64_t> steps;
+  for (auto& c : r.checkpoints) steps.push_back(c.step);
+  EXPECT_EQ(steps, (std::vector<int64_t>{0, 2, 4, 5}));
+  for (auto& c : r.checkpoints) {
+    Digest got;
+    read_checkpoint(resolve(dir + "/a.run.json", c.path), &got);
+    EXPECT_EQ(got, r.states[static_cast<size_t>(c.step)]) << c.path;
+  }
+  RunRecord back = read_record(dir + "/a.run.json");
+  EXPECT_EQ(back.states, r.states);
+  EXPECT_EQ(back.merkle_root, merkle_root(r.states));
+  EXPECT_EQ(back.seal, r.seal);
+  EXPECT_EQ(back.provenance.command_line, "test");
+  EXPECT_FALSE(back.provenance.git_commit.empty());
+  EXPECT_EQ(back.provenance.spec_sha256.size(), 64u);
+}
+
+TEST(VerifyRun, BackgroundAndInlineHashingGiveTheSameRecord) {
+  std::string dir = verifytest::scratch("bg");
+  TestJob a(data(), "mlp", 8), b(data(), "mlp", 8);
+  RunRecord ra = a.run(dir + "/a.run.json", 4, 0, "", "", true);
+  RunRecord rb = b.run(dir + "/b.run.json", 4, 0, "", "", false);
+  EXPECT_EQ(ra.states, rb.states);
+}
+
+TEST(VerifyRun, MlpResumesExactlyFromEveryCheckpoint) { expect_exact_resume("mlp", 8, 9, 3, {0, 3, 6}); }
+
+TEST(VerifyRun, CnnResumesExactlyIncludingBatchNormStatistics) { expect_exact_resume("cnn", 4, 4, 2, {2}); }
+
+TEST(VerifyRun, InterruptedRunResumesFromTheLatestCheckpoint) {
+  std::string dir = verifytest::scratch("interrupt");
+  TestJob whole(data(), "mlp", 8);
+  RunRecord ref = whole.run(dir + "/ref.run.json", 7, 3);
+  {
+    TestJob j(data(), "mlp", 8);
+    RunOptions o;
+    o.record = dir + "/a.run.json", o.steps = 7, o.checkpoint_every = 3;
+    verify::Run r(j.job(), j.binding(), o);
+    r.begin();
+    while (r.step() < 5) r.commit(j.step(r.step() + 1));  // killed after step 5
+  }
+  RunRecord partial = read_record(dir + "/a.run.json");
+  EXPECT_FALSE(partial.complete());
+  EXPECT_EQ(partial.states.size(), 4u);  // steps 0..3: the record written with checkpoint 3
+  TestJob j(data(), "mlp", 8);
+  RunRecord done = j.run(dir + "/a.run.json", 7, 3, "latest");
+  EXPECT_EQ(done.states, ref.states);
+}
+
+TEST(VerifyRun, ResumeRejectsAnotherJobsRecordAndAForgedCheckpoint) {
+  std::string dir = verifytest::scratch("reject");
+  TestJob a(data(), "mlp", 8);
+  a.run(dir + "/a.run.json", 4, 2);
+  TestJob other(data(), "mlp", 16);
+  EXPECT_THROW(other.run(dir + "/b.run.json", 4, 2, "latest", dir + "/a.run.json"), FormatError);
+  // A checkpoint whose bytes are not what the record commits to for its step.
+  std::string ck = dir + "/a.ckpt/step-000000002.safetensors";
+  std::string bytes = io::read_file(ck, "test");
+  bytes[bytes.size() / 2] ^= 1;  // inside a parameter
+  io::write_file_atomic(ck, bytes, "test");
+  TestJob c(data(), "mlp", 8);
+  try {
+    c.run(dir + "/c.run.json", 4, 2, ck, dir + "/a.run.json");
+    ADD_FAILURE();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("the record commits to"), std::string::npos) << e.what();
+  }
+}

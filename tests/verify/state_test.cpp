@@ -1,0 +1,176 @@
+// The state, its commitment and checkpoint files; the Merkle tree.
+#include <fstream>
+
+#include "io/files.h"
+#include "job.h"
+#include "maroon/safetensors.h"
+
+using namespace maroon;
+using namespace maroon::verify;
+using maroon::verifytest::TestJob;
+
+namespace {
+
+const verifytest::Data& data() {
+  static verifytest::Data d = verifytest::synthetic(64);
+  return d;
+}
+
+std::string slurp(const std::string& p) { return io::read_file(p, "test"); }
+
+Digest digest_of(int i) { return sha256(std::to_string(i)); }
+
+// RFC 9162's MTH written out directly from its definition, as an independent check.
+Digest mth(const std::vector<Digest>& d, size_t lo, size_t hi) {
+  if (hi - lo == 1) return sha256(std::string(1, '\0') + std::string(d[lo].begin(), d[lo].end()));
+  size_t k = 1;
+  while (k * 2 < hi - lo) k *= 2;
+  Digest l = mth(d, lo, lo + k), r = mth(d, lo + k, hi);
+  return sha256(std::string(1, '\1') + std::string(l.begin(), l.end()) + std::string(r.begin(), r.end()));
+}
+
+}  // namespace
+
+TEST(VerifyState, NamesCoverModelOptimizerRandomDataAndRun) {
+  TestJob j(data(), "mlp", 8);
+  State s = capture(j.binding(), 3, j.job().digest());
+  std::vector<std::string> names;
+  for (auto& [k, t] : s) names.push_back(k);
+  for (const char* want : {"model.l1.weight", "model.l3.bias", "optim.lr", "optim.b1_t", "optim.b2_t",
+                           "optim.m.l1.weight", "optim.v.l3.bias", "rng.seed", "rng.counter", "data.position",
+                           "data.seed", "run.step", "run.job"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(names.size(), 6u + 6 + 6 + 3 + 2 + 4 + 2);
+}
+
+TEST(VerifyState, CommitmentIsTheCheckpointFilesSha256) {
+  std::string dir = verifytest::scratch("commit");
+  TestJob j(data(), "mlp", 8);
+  j.step(1);
+  State s = capture(j.binding(), 1, j.job().digest());
+  write_checkpoint(s, dir + "/c.safetensors");
+  std::string bytes = slurp(dir + "/c.safetensors");
+  EXPECT_EQ(hex(state_commitment(s)), hex(sha256(bytes)));
+  // The same bytes as safe_save of the state (no metadata): any safetensors reader loads it.
+  EXPECT_EQ(bytes, nn::safe_save_bytes(s));
+  Digest c;
+  State back = read_checkpoint(dir + "/c.safetensors", &c);
+  EXPECT_EQ(c, state_commitment(s));
+  ASSERT_EQ(back.size(), s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(back[i].first, s[i].first);
+    EXPECT_EQ(back[i].second.bytes(), s[i].second.bytes()) << s[i].first;
+  }
+}
+
+TEST(VerifyState, RestoreThenStepEqualsTheUninterruptedStep) {
+  TestJob a(data(), "mlp", 8), b(data(), "mlp", 8);
+  Digest job = a.job().digest();
+  for (int k = 1; k <= 3; ++k) a.step(k);
+  State mid = capture(a.binding(), 3, job);
+  for (int k = 4; k <= 5; ++k) a.step(k);
+  EXPECT_EQ(restore(b.binding(), mid, job, "test"), 3);
+  EXPECT_EQ(state_commitment(capture(b.binding(), 3, job)), state_commitment(mid));
+  for (int k = 4; k <= 5; ++k) b.step(k);
+  EXPECT_EQ(hex(state_commitment(capture(b.binding(), 5, job))), hex(state_commitment(capture(a.binding(), 5, job))));
+}
+
+TEST(VerifyState, CapturedStateDoesNotFollowLaterAssigns) {
+  TestJob j(data(), "mlp", 8);
+  Digest job = j.job().digest();
+  State s = capture(j.binding(), 0, job);
+  Digest before = state_commitment(s);
+  j.step(1);
+  EXPECT_EQ(state_commitment(s), before);
+}
+
+TEST(VerifyState, RestoreRejectsMismatchedStates) {
+  TestJob j(data(), "mlp", 8);
+  Digest job = j.job().digest();
+  State s = capture(j.binding(), 0, job);
+  auto expect_error = [&](State bad, const std::string& needle) {
+    try {
+      restore(j.binding(), bad, job, "ckpt");
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  State missing = s;
+  missing.erase(missing.begin());
+  expect_error(missing, "no tensor \"data.batch\"");
+  State extra = s;
+  extra.push_back({"zz.extra", Tensor::zeros({1})});
+  expect_error(extra, "\"zz.extra\" is not part of this run's state");
+  State shape = s;
+  for (auto& [k, t] : shape)
+    if (k == "model.l1.bias") t = Tensor::zeros({3});
+  expect_error(shape, "\"model.l1.bias\" is float32 (3,), this run's is float32 (512,)");
+  try {
+    restore(j.binding(), s, sha256("another job"), "ckpt");
+    ADD_FAILURE();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("another job's state"), std::string::npos) << e.what();
+  }
+  State data_seed = s;
+  for (auto& [k, t] : data_seed)
+    if (k == "data.seed") t = Tensor::from_vector<uint64_t>({99}, {});
+  expect_error(data_seed, "data.seed is 99, this run's is 7");
+}
+
+TEST(VerifyState, CheckpointReaderRejectsNonCanonicalAndBrokenFiles) {
+  std::string dir = verifytest::scratch("canon");
+  TestJob j(data(), "mlp", 8);
+  State s = capture(j.binding(), 0, j.job().digest());
+  auto expect_error = [&](const std::string& bytes, const std::string& needle) {
+    std::string p = dir + "/bad.safetensors";
+    io::write_file_atomic(p, bytes, "test");
+    try {
+      read_checkpoint(p);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const FormatError& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find(needle), std::string::npos) << m;
+      EXPECT_NE(m.find(p), std::string::npos) << m;
+    }
+  };
+  expect_error(nn::safe_save_bytes(s, {{"step", "0"}}), "not canonical");
+  State reversed(s.rbegin(), s.rend());
+  expect_error(nn::safe_save_bytes(reversed), "not canonical");
+  std::string good = nn::safe_save_bytes(s);
+  expect_error(good.substr(0, good.size() - 5), "truncated");
+  expect_error(good.substr(0, 20), "not a valid safetensors file");
+}
+
+TEST(VerifyMerkle, RootMatchesRfc9162AndEveryProofChecks) {
+  for (size_t n = 1; n <= 17; ++n) {
+    std::vector<Digest> d;
+    for (size_t i = 0; i < n; ++i) d.push_back(digest_of(static_cast<int>(i)));
+    Digest root = merkle_root(d);
+    EXPECT_EQ(root, mth(d, 0, n)) << n;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<Digest> p = merkle_proof(d, i);
+      EXPECT_TRUE(merkle_check(root, i, n, d[i], p)) << n << " " << i;
+      EXPECT_FALSE(merkle_check(root, i, n, digest_of(1000), p)) << n << " " << i;
+      if (!p.empty()) {
+        p[0][0] ^= 1;
+        EXPECT_FALSE(merkle_check(root, i, n, d[i], p)) << n << " " << i;
+      }
+      std::vector<Digest> e = d;
+      e[i][31] ^= 0x80;
+      int64_t compared = 0;
+      EXPECT_EQ(first_difference(d, e, &compared), static_cast<int64_t>(i));
+      int64_t depth = 0;  // ceil(log2(n))
+      while ((size_t{1} << depth) < n) ++depth;
+      EXPECT_LE(compared, 1 + depth);
+      e = d;
+      for (size_t k = i; k < n; ++k) e[k][0] ^= 1;  // a run that diverges at i stays diverged
+      EXPECT_EQ(first_difference(d, e), static_cast<int64_t>(i));
+    }
+    EXPECT_EQ(first_difference(d, d), -1);
+  }
+  // A leaf's hash is not an inner node's: the tree of two leaves is not the leaf of their hash.
+  std::vector<Digest> two{digest_of(0), digest_of(1)};
+  EXPECT_NE(merkle_root(two), merkle_root({merkle_root(two)}));
+}
