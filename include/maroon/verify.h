@@ -318,9 +318,9 @@ BisectReport bisect(const RunRecord& a, const std::string& path_a, Program& pa, 
 
 // ---- model identity ----
 // SHA-256 of the structure of the graph that computes `outputs` (every node's op, dtype, shape,
-// rounding mode, argument and sources in schedule order; leaves named by `leaves` or by their
-// dtype and shape), without computing anything. The architecture digest is the graph_digest of a
-// model's forward pass on an input of its shape.
+// rounding mode, argument and sources in schedule order; realized nodes are leaves, named by
+// `leaves` or "input"), without computing anything. The architecture digest is the graph_digest
+// of a model's forward pass on an input of its shape, its state dict naming the leaves.
 Digest graph_digest(const std::vector<Tensor>& outputs, const nn::StateDict& leaves);
 
 // Flips one bit of one element of `t` (assigning a copy): for tests and demonstrations of

@@ -24,29 +24,31 @@ Digest graph_digest(const std::vector<Tensor>& outputs, const nn::StateDict& lea
   std::unordered_map<const Node*, int64_t> index;
   Hasher h;
   put(h, "maroon-graph/1");
-  // Post-order over every node (realized or not), sources first: the same order schedule() uses.
+  // Post-order, sources first (the order schedule() uses), stopping at realized nodes.
   std::vector<std::pair<const Node*, size_t>> stack;
   auto visit = [&](const Node* root) {
     if (index.count(root)) return;
     stack.push_back({root, 0});
     while (!stack.empty()) {
       auto& [n, i] = stack.back();
-      if (i < n->src.size()) {
+      // A realized node is a leaf: its history (an initialiser's random draws) is not the model.
+      if (!n->realized && i < n->src.size()) {
         const Node* s = n->src[i++].get();
         if (!index.count(s)) stack.push_back({s, 0});
         continue;
       }
       if (!index.count(n)) {
         auto it = names.find(n);
-        bool leaf = n->src.empty() && n->op == Op::BUFFER;
+        bool leaf = n->realized;
         put(h, leaf ? "BUFFER" : std::string(op_name(n->op)));
         put(h, std::string(dtype_name(n->dtype)));
         put_int(h, static_cast<int64_t>(n->shape.size()));
         for (int64_t d : n->shape) put_int(h, d);
         put(h, std::string(round_name(n->rnd)));
         put(h, leaf ? (it != names.end() ? it->second : "input") : arg_string(*n));
-        put_int(h, static_cast<int64_t>(n->src.size()));
-        for (const NodePtr& s : n->src) put_int(h, index.at(s.get()));
+        put_int(h, leaf ? 0 : static_cast<int64_t>(n->src.size()));
+        if (!leaf)
+          for (const NodePtr& s : n->src) put_int(h, index.at(s.get()));
         index.emplace(n, static_cast<int64_t>(index.size()));
       }
       stack.pop_back();

@@ -14,8 +14,19 @@
 
 namespace maroon::verifytest {
 
+inline std::string scratch_root() { return ::testing::TempDir() + "maroon_verify_" + std::to_string(::getpid()); }
+
+// Removes this process's scratch directory (checkpoints are megabytes each) when the tests end.
+struct ScratchCleanup {
+  ~ScratchCleanup() {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch_root(), ec);
+  }
+};
+inline ScratchCleanup scratch_cleanup;
+
 inline std::string scratch(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "maroon_verify_" + std::to_string(::getpid()) + "/" + name;
+  std::string dir = scratch_root() + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -49,8 +60,10 @@ struct TestJob {
   std::unique_ptr<models::MnistModel> model;
   std::unique_ptr<models::TrainStep> train;
   std::unique_ptr<verify::EpochSampler> sampler;
-  // Runs after step k's update, before its state is committed (a perturbed party flips a bit here).
-  std::function<void(int64_t)> after_step;
+  // Perturbed parties: before_forward(k) runs before step k reads the state, after_step(k) after
+  // its update (before the state is committed); fault = (k, f) runs step k with a faulty node.
+  std::function<void(TestJob&, int64_t)> before_forward, after_step;
+  std::optional<std::pair<int64_t, verify::Fault>> fault;
 
   TestJob(const Data& d, std::string k, int64_t b) : data(d), kind(std::move(k)), batch(b) {
     model = models::make_model(kind, 0);
@@ -62,6 +75,15 @@ struct TestJob {
   }
   verify::StateBinding binding() { return {model->state_dict(), &train->optimizer(), sampler.get(), true, {}}; }
   std::optional<float> step(int64_t k) {
+    if (fault && fault->first == k) {
+      std::optional<float> loss;
+      verify::trace([&] { loss = body(k); }, nullptr, fault->second);
+      return loss;
+    }
+    return body(k);
+  }
+  std::optional<float> body(int64_t k) {
+    if (before_forward) before_forward(*this, k);
     std::vector<uint32_t> idx = sampler->next();
     std::vector<uint8_t> x(idx.size() * 784), y(idx.size());
     for (size_t i = 0; i < idx.size(); ++i) {
@@ -69,7 +91,7 @@ struct TestJob {
       y[i] = data.labels[idx[i]];
     }
     float loss = (*train)(models::images_to_input(x.data(), batch), models::labels_to_tensor(y.data(), batch)).loss;
-    if (after_step) after_step(k);
+    if (after_step) after_step(*this, k);
     return loss;
   }
   verify::Program program() {
