@@ -292,6 +292,14 @@ struct VerifyReport {
 // first difference).
 VerifyReport verify_run(const RunRecord& r, const std::string& record_path, Program* program, const VerifyOptions& options);
 
+// The state before step k of a recorded run: the nearest checkpoint at or before k - 1 whose bytes
+// hash to the record's commitment, then the steps after it replayed with `p`. Throws FormatError
+// when a replayed step does not give the record's commitment. `*replays`: the steps replayed.
+State state_before(const RunRecord& r, const std::string& path, Program& p, int64_t k, int64_t* replays = nullptr);
+// Step k of a recorded run, every node traced (state_before, then step k with `p`), with the state
+// after it in state_out: what a party answers when asked for its trace of a disputed step.
+Trace trace_step(const RunRecord& r, const std::string& path, Program& p, int64_t k);
+
 struct BisectReport {
   bool same = false;             // the two runs agree on every step
   int64_t step = -1;             // the first step whose committed states differ (after it)

@@ -37,6 +37,7 @@ constexpr int kOk = 0, kDiffers = 1, kUsage = 2;
 struct Context {
   bool json = false;   // --json: results as one JSON document on stdout
   bool quiet = false;  // --quiet: no progress or log lines on stderr
+  std::string command_line;  // the arguments as given (run records keep it as provenance)
 
   // A log line on stderr (printf format, newline added), unless --quiet.
   void log(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));

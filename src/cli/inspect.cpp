@@ -21,7 +21,7 @@ int eval(const EvalOptions& o, const Context& ctx) {
   std::string dataset = o.dataset.empty() ? "mnist" : o.dataset;
   std::string rec = record_path_for(o.weights);
   if (o.dataset.empty() && rec != o.weights && std::ifstream(rec).good())
-    dataset = check_dataset(read_record(rec).cfg.dataset);
+    dataset = config_of(verify::read_record(rec).job, "run record '" + rec + "'").dataset;
   data::Mnist ds = load_dataset(dataset, o.data.dir);
   int64_t c = test_correct(*model, ds.test);
   std::string acc = percent(c, ds.test.n);

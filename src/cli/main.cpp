@@ -93,6 +93,11 @@ int main(int argc, char** argv) {
     runners[sub] = c.declare(*sub);
   }
 
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+    ctx.command_line += (i ? " " : "") + (plain ? a : "'" + a + "'");
+  }
   std::vector<std::string> args = arguments(argc, argv);
   if (args.empty()) {  // a bare `maroon` is a usage error: the help, on stderr
     std::fputs(app.help().c_str(), stderr);

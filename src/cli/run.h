@@ -1,5 +1,6 @@
-// A training run: its configuration, the loop that replays it step by step, and the record a
-// run leaves (run.json) so that `maroon verify` can replay it and compare every step.
+// The MNIST command's training job as a client of src/verify: its configuration (the job's
+// identity in a run record), and the program that runs one step of it, which train, verify,
+// bisect and trace all use, so that a replay is the same code as the run.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "maroon/datasets.h"
 #include "maroon/models.h"
+#include "maroon/verify.h"
 
 namespace maroon::cli {
 
@@ -15,8 +17,7 @@ struct RunConfig {
   std::string dataset = "mnist";  // "mnist" or "fashion"
   std::string model = "mlp";      // "mlp" or "cnn"
   int64_t epochs = 1, batch = 128, seed = 0;
-  int64_t max_steps = 0;          // 0: every step of every epoch; otherwise stop after this many
-  int64_t checkpoint_every = 50;  // a weights digest every this many steps (and after the last)
+  int64_t max_steps = 0;  // 0: every step of every epoch; otherwise stop after this many
   double lr = 1e-3;
   double lr_decay = 0.5;  // epoch e (0-based) trains with lr * lr_decay^e
 };
@@ -24,55 +25,40 @@ struct RunConfig {
 // The data directory for a dataset: `override` if not empty, else $MAROON_DATA_DIR/<name>, else
 // the source tree's data/<name> (name: "mnist" or "fashion-mnist").
 std::string data_dir(const std::string& dataset, const std::string& override);
-// SHA-256 of the training split (images, then labels): a run record names the data it used.
-std::string split_digest(const data::Split& s);
 
-// Replays a run: the epoch's sample order is a Fisher-Yates shuffle driven by SplitMix64 seeded
-// with (seed, epoch), so it is integer arithmetic and the same everywhere. Each epoch has
-// floor(n / batch) steps; the last partial batch is dropped so every step has the same shape.
-// The learning rate is set at the start of each epoch (a float32 tensor, from a double product).
-class Run {
+// One step of the job: the epoch's sample order is verify::EpochSampler's (a Fisher-Yates shuffle
+// driven by SplitMix64 from (seed, epoch)); each epoch has floor(n / batch) steps. The learning
+// rate is set at the start of each epoch (a float32 tensor, from a double product). A
+// perturbation "STEP:TENSOR:ELEMENT:BIT" (train --perturb, for tests and demonstrations) flips
+// that bit of model tensor TENSOR after step STEP's update.
+class MnistProgram {
  public:
-  Run(const RunConfig& cfg, const data::Split& train);
-  int64_t steps_per_epoch() const { return per_epoch_; }
+  MnistProgram(const RunConfig& cfg, const data::Split& train, const std::string& perturbation = "");
+  int64_t steps_per_epoch() const { return sampler_.batches_per_epoch(); }
   int64_t total_steps() const { return total_; }
-  int64_t done() const { return done_; }                // steps taken so far
-  int64_t epoch() const { return done_ / per_epoch_; }  // the epoch the next step belongs to (0-based)
-  models::StepResult step();
+  models::StepResult step(int64_t k);  // step k (1-based)
   models::MnistModel& model() { return *model_; }
-  std::string weights_digest() const { return models::weights_digest(model_->state_dict()); }
-  bool is_checkpoint(int64_t steps_done) const {
-    return steps_done == total_ || steps_done % cfg_.checkpoint_every == 0;
-  }
+  verify::StateBinding binding();
+  verify::Program program();
 
  private:
   RunConfig cfg_;
   const data::Split& train_;
-  int64_t per_epoch_, total_, done_ = 0;
+  int64_t total_;
   std::unique_ptr<models::MnistModel> model_;
   std::unique_ptr<models::TrainStep> step_;
-  std::vector<uint32_t> order_;
+  verify::EpochSampler sampler_;
   std::vector<uint8_t> xb_, yb_;
+  int64_t perturb_step_ = -1, perturb_element_ = 0;
+  int perturb_bit_ = 0;
+  std::string perturb_tensor_;
 };
 
-struct Checkpoint {
-  int64_t step;  // steps done (1-based count)
-  std::string weights_sha256;
-};
-
-struct RunRecord {
-  RunConfig cfg;
-  std::string data_sha256;
-  std::vector<float> losses;
-  std::vector<Checkpoint> checkpoints;
-  std::string weights_sha256, loss_trace_sha256;
-  // Informational only (verify ignores them): where and how fast it ran.
-  int threads = 0;
-  double train_seconds = 0;
-  std::string test_accuracy;
-};
-
-void write_record(const RunRecord& r, const std::string& path);
-RunRecord read_record(const std::string& path);  // throws maroon::FormatError
+// The job's identity: its configuration, its data files (dir: where they are) and the model's
+// architecture digest (the forward graph of `model` on a batch, in eval mode).
+verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::MnistModel& model);
+// The configuration a record's job names; throws FormatError naming the field when it is not one
+// of this command's.
+RunConfig config_of(const verify::Job& job, const std::string& what);
 
 }  // namespace maroon::cli

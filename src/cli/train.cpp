@@ -1,5 +1,5 @@
-// `maroon train`: trains, evaluates after each epoch, writes the weights and the run record, and
-// prints the digests.
+// `maroon train`: trains with every step's state committed (src/verify), evaluates after each
+// epoch, writes the weights, checkpoints and the run record, and prints the digests.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,10 +17,10 @@ namespace maroon::cli {
 namespace {
 
 struct TrainOptions {
-  std::string task = "mnist", dataset, model = "mlp", out;
-  int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 50, log_every = 50;
+  std::string task = "mnist", dataset, model = "mlp", out, resume_from, perturb;
+  int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 0, log_every = 50;
   double lr = 1e-3, lr_decay = 0.5;
-  bool no_eval = false;
+  bool no_eval = false, resume = false;
   DataOptions data;
 };
 
@@ -37,7 +37,6 @@ RunConfig config(const TrainOptions& o) {
   cfg.lr = o.lr;
   cfg.lr_decay = o.lr_decay;
   cfg.max_steps = o.steps;
-  cfg.checkpoint_every = o.checkpoint_every;
   return cfg;
 }
 
@@ -56,74 +55,78 @@ std::pair<std::string, std::string> output_paths(const TrainOptions& o, const Ru
   return {out, record_path};
 }
 
-// Runs every step, recording losses and checkpoint digests in `rec`; after each epoch a summary
-// line (and the test accuracy unless `eval` is off) on stderr. Returns the last test accuracy.
-std::string train_loop(Run& run, const data::Mnist& ds, const RunConfig& cfg, bool eval, Progress& progress,
-                       RunRecord& rec) {
+struct Loop {
+  MnistProgram& prog;
+  verify::Run& run;
+  const data::Mnist& ds;
+  const RunConfig& cfg;
+  bool eval;
+  Progress& progress;
+};
+
+// Runs the remaining steps, committing each; after each epoch a summary line (and the test
+// accuracy unless `eval` is off) on stderr. Returns the last test accuracy.
+std::string train_loop(const Loop& l) {
   double epoch_start = 0, loss_sum = 0;
   int64_t epoch_correct = 0, epoch_steps = 0;
   std::string last_test;
-  while (run.done() < run.total_steps()) {
-    models::StepResult r = run.step();
-    int64_t done = run.done();
-    rec.losses.push_back(r.loss);
+  while (l.run.step() < l.run.total_steps()) {
+    int64_t done = l.run.step() + 1;
+    models::StepResult r = l.prog.step(done);
+    l.run.commit(r.loss);
     loss_sum += r.loss, epoch_correct += r.correct, ++epoch_steps;
-    progress.step(done, r.loss, r.correct);
-    // Digests and evaluation are not training: the clock stops for them.
-    if (run.is_checkpoint(done)) {
-      progress.pause();
-      rec.checkpoints.push_back({done, run.weights_digest()});
-      progress.resume();
+    l.progress.step(done, r.loss, r.correct);
+    if (done % l.prog.steps_per_epoch() != 0 && done != l.run.total_steps()) continue;
+    double t = l.progress.elapsed();
+    char line[256];
+    std::snprintf(line, sizeof line, "epoch %lld/%lld: %lld steps, mean loss %.4f, train acc %s%%",
+                  static_cast<long long>((done - 1) / l.prog.steps_per_epoch() + 1),
+                  static_cast<long long>(l.cfg.epochs), static_cast<long long>(epoch_steps),
+                  loss_sum / static_cast<double>(epoch_steps),
+                  percent(epoch_correct, epoch_steps * l.cfg.batch).c_str());
+    std::string text = line;
+    if (l.eval) {  // evaluation is not training: the clock stops for it
+      l.progress.pause();
+      int64_t c = test_correct(l.prog.model(), l.ds.test);
+      l.progress.resume();
+      last_test = percent(c, l.ds.test.n);
+      text += ", test acc " + last_test + "%";
     }
-    if (done % run.steps_per_epoch() == 0 || done == run.total_steps()) {
-      double t = progress.elapsed();
-      char line[256];
-      std::snprintf(line, sizeof line, "epoch %lld/%lld: %lld steps, mean loss %.4f, train acc %s%%",
-                    static_cast<long long>((done - 1) / run.steps_per_epoch() + 1), static_cast<long long>(cfg.epochs),
-                    static_cast<long long>(epoch_steps), loss_sum / static_cast<double>(epoch_steps),
-                    percent(epoch_correct, epoch_steps * cfg.batch).c_str());
-      std::string text = line;
-      if (eval) {
-        progress.pause();
-        int64_t c = test_correct(run.model(), ds.test);
-        progress.resume();
-        last_test = percent(c, ds.test.n);
-        text += ", test acc " + last_test + "%";
-      }
-      std::snprintf(line, sizeof line, ", %.1f s", t - epoch_start);
-      progress.line(text + line);
-      epoch_start = t, loss_sum = 0, epoch_correct = 0, epoch_steps = 0;
-    }
+    std::snprintf(line, sizeof line, ", %.1f s", t - epoch_start);
+    l.progress.line(text + line);
+    epoch_start = t, loss_sum = 0, epoch_correct = 0, epoch_steps = 0;
   }
   return last_test;
 }
 
 // The results on stdout: the digests, the files, the accuracy and the time per epoch.
-void report(const Context& ctx, const RunRecord& rec, const Run& run, const std::string& out,
-            const std::string& record_path) {
-  double epochs_run = static_cast<double>(run.total_steps()) / static_cast<double>(run.steps_per_epoch());
-  double per_epoch = rec.train_seconds / epochs_run;
-  bool extrapolated = epochs_run != static_cast<double>(rec.cfg.epochs);
+void report(const Context& ctx, const verify::RunRecord& rec, double seconds, int64_t steps_run,
+            const MnistProgram& prog, const std::string& out, const std::string& record_path) {
+  double epochs_run = static_cast<double>(steps_run) / static_cast<double>(prog.steps_per_epoch());
+  double per_epoch = seconds / epochs_run;
+  std::string weights = rec.outputs.at(0).sha256, trace = models::loss_trace_digest(rec.losses);
+  auto acc = rec.claims.find("test_accuracy");
   nlohmann::ordered_json j = {{"weights", out},
                               {"run_record", record_path},
-                              {"dataset", rec.cfg.dataset},
-                              {"model", rec.cfg.model},
-                              {"steps", run.total_steps()},
+                              {"steps", rec.steps},
                               {"test_accuracy", nullptr},
                               {"seconds_per_epoch", std::round(per_epoch * 1000) / 1000},
-                              {"train_seconds", std::round(rec.train_seconds * 1000) / 1000},
-                              {"weights_sha256", rec.weights_sha256},
-                              {"loss_trace_sha256", rec.loss_trace_sha256}};
+                              {"train_seconds", std::round(seconds * 1000) / 1000},
+                              {"weights_sha256", weights},
+                              {"loss_trace_sha256", trace},
+                              {"merkle_root", verify::hex(rec.merkle_root)},
+                              {"final_state_sha256", verify::hex(rec.states.back())}};
   char b[1024];
   std::string text = "weights            " + out + "\nrun record         " + record_path + "\n";
-  if (!rec.test_accuracy.empty()) {
-    j["test_accuracy"] = std::stod(rec.test_accuracy);
-    text += "test accuracy      " + rec.test_accuracy + "%\n";
+  if (acc != rec.claims.end()) {
+    j["test_accuracy"] = std::stod(acc->second);
+    text += "test accuracy      " + acc->second + "%\n";
   }
   std::snprintf(b, sizeof b, "time per epoch     %.1f s (training steps only%s; %.1f s for %lld steps)\n", per_epoch,
-                extrapolated ? ", extrapolated" : "", rec.train_seconds, static_cast<long long>(run.total_steps()));
+                steps_run % prog.steps_per_epoch() ? ", extrapolated" : "", seconds, static_cast<long long>(steps_run));
   text += b;
-  text += "weights sha256     " + rec.weights_sha256 + "\nloss trace sha256  " + rec.loss_trace_sha256 + "\n";
+  text += "weights sha256     " + weights + "\nloss trace sha256  " + trace + "\nmerkle root        " +
+          verify::hex(rec.merkle_root) + "\n";
   ctx.result(j, text);
 }
 
@@ -131,31 +134,34 @@ int train(const TrainOptions& o, const Context& ctx) {
   RunConfig cfg = config(o);
   apply_threads(o.data);
   auto [out, record_path] = output_paths(o, cfg);
+  std::string dir = data_dir(cfg.dataset, o.data.dir);
   data::Mnist ds = load_dataset(cfg.dataset, o.data.dir);
-  Run run(cfg, ds.train);
-  RunRecord rec;
-  rec.cfg = cfg;
-  rec.data_sha256 = split_digest(ds.train);
-  rec.threads = num_threads();
+  MnistProgram prog(cfg, ds.train, o.perturb);
+  verify::RunOptions ro;
+  ro.record = record_path, ro.steps = prog.total_steps(), ro.command_line = ctx.command_line;
+  ro.checkpoint_every = o.checkpoint_every ? o.checkpoint_every : prog.steps_per_epoch();
+  ro.resume = !o.resume_from.empty() ? o.resume_from : o.resume ? "latest" : "";
+  verify::Run run(mnist_job(cfg, dir, prog.model()), prog.binding(), ro);
   char lr[64];
   std::snprintf(lr, sizeof lr, "%g (x%g per epoch)", cfg.lr, cfg.lr_decay);
-  ctx.log(
-      "maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld), %lld steps, seed %lld, Adam lr %s, "
-      "%d thread(s), %s",
-      cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
-      static_cast<long long>(run.steps_per_epoch()), static_cast<long long>(cfg.batch),
-      static_cast<long long>(run.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
-      simd_target().c_str());
-
-  Progress progress(run.total_steps(), run.steps_per_epoch(), cfg.epochs, cfg.batch, o.log_every, ctx.quiet);
-  rec.test_accuracy = train_loop(run, ds, cfg, !o.no_eval, progress, rec);
-  rec.train_seconds = progress.elapsed();
-  nn::StateDict state = run.model().state_dict();
-  nn::safe_save(state, out);
-  rec.weights_sha256 = models::weights_digest(state);
-  rec.loss_trace_sha256 = models::loss_trace_digest(rec.losses);
-  write_record(rec, record_path);
-  report(ctx, rec, run, out, record_path);
+  ctx.log("maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld), %lld steps, seed %lld, Adam lr %s, "
+          "%d thread(s), %s",
+          cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
+          static_cast<long long>(prog.steps_per_epoch()), static_cast<long long>(cfg.batch),
+          static_cast<long long>(prog.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
+          simd_target().c_str());
+  run.begin();
+  if (run.step() > 0) ctx.log("resumed after step %lld", static_cast<long long>(run.step()));
+  int64_t first = run.step();
+  Progress progress(prog.total_steps(), prog.steps_per_epoch(), cfg.epochs, cfg.batch, o.log_every, ctx.quiet);
+  std::string acc = train_loop({prog, run, ds, cfg, !o.no_eval, progress});
+  double seconds = progress.elapsed();
+  nn::safe_save(prog.model().state_dict(), out);
+  std::map<std::string, std::string> claims;
+  if (!acc.empty()) claims["test_accuracy"] = acc;
+  if (!o.perturb.empty()) claims["perturbation"] = o.perturb;
+  verify::RunRecord rec = run.finish({{"weights", out, ""}}, claims);
+  report(ctx, rec, seconds, prog.total_steps() - first, prog, out, record_path);
   return kOk;
 }
 
@@ -177,11 +183,19 @@ Runner declare(CLI::App& app) {
       ->check(integer_at_least(0))
       ->type_name("K");
   app.add_option("--out", o->out, "the weights file (default: runs/DATASET-MODEL-seedS.safetensors); the run "
-                 "record goes beside it as .run.json")->type_name("FILE.safetensors");
-  app.add_option("--checkpoint-every", o->checkpoint_every, "a weights digest in the record every K steps")
+                 "record goes beside it as .run.json, checkpoints in .ckpt/")->type_name("FILE.safetensors");
+  app.add_option("--checkpoint-every", o->checkpoint_every,
+                 "a checkpoint (the full state) every K steps (default: each epoch's end; always the first and "
+                 "the last)")
       ->check(integer_at_least(1))
-      ->type_name("K")
-      ->capture_default_str();
+      ->type_name("K");
+  app.add_flag("--resume", o->resume, "resume from the newest checkpoint the run record at --out names");
+  app.add_option("--resume-from", o->resume_from, "resume from this checkpoint of the run record at --out")
+      ->type_name("CKPT");
+  app.add_option("--perturb", o->perturb,
+                 "fault injection for tests and demonstrations: flip BIT of element ELEMENT of model tensor TENSOR "
+                 "after step STEP (the record says so under claims.perturbation)")
+      ->type_name("STEP:TENSOR:ELEMENT:BIT");
   app.add_option("--log-every", o->log_every, "a progress line every K steps when stderr is not a terminal")
       ->check(integer_at_least(1))
       ->type_name("K")
@@ -192,8 +206,8 @@ Runner declare(CLI::App& app) {
 }
 
 const Registration command("train",
-                           "train a model; write the weights and FILE.run.json; print the weights and loss-trace "
-                           "SHA-256",
+                           "train a model, committing its state after every step; write the weights, checkpoints "
+                           "and FILE.run.json; print the digests",
                            declare);
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 #include "verify/digest.h"
 #include "verify/state.h"
-#include "verify/tracer.h"
+#include "verify/replay.h"
 
 namespace maroon::verify {
 
@@ -40,28 +40,6 @@ std::string job_difference(const Job& a, const Job& b) {
   if (a.config.size() != b.config.size()) return "job.config has other keys";
   if (a.arch_sha256 != b.arch_sha256) return "job.arch_sha256 is " + a.arch_sha256 + " and " + b.arch_sha256;
   return "job.data differs";
-}
-
-struct Side {
-  Trace trace;
-  Digest commitment;
-};
-
-// Step k on the state `in` with program p, every node traced (the tracer is returned: with
-// `keep` it holds every node for the referee).
-std::unique_ptr<Tracer> traced_step(Program& p, const State& in, int64_t k, const Digest& job, bool keep, Side& side) {
-  restore(p.binding, in, job, "[bisect] state before step " + std::to_string(k));
-  auto t = std::make_unique<Tracer>(&p.binding, std::nullopt, keep);
-  if (p.before_step) p.before_step(k);
-  p.step(k);
-  State out = capture(p.binding, k, job);
-  t->record_state_out(out);
-  t->trace().step = k;
-  t->trace().job_sha256 = hex(job);
-  t->trace().state_in = hex(state_commitment(in));
-  side = {t->trace(), state_commitment(out)};
-  t->detach();
-  return t;
 }
 
 // The referee's call on a node both sides computed from the same inputs.
@@ -101,53 +79,28 @@ BisectReport bisect(const RunRecord& a, const std::string& path_a, Program& pa, 
     line("the initial states differ: " + hex(sa[0]) + " and " + hex(sb[0]) + " (compare the step-0 checkpoints)");
     return rep;
   }
-  // The agreed state before step k: from the nearest checkpoint at or before k - 1 that hashes
-  // to the agreed commitment, then replayed (each replayed step checked against both records).
-  std::vector<std::pair<int64_t, std::string>> cands;
-  for (auto& c : a.checkpoints) cands.push_back({c.step, resolve(path_a, c.path)});
-  for (auto& c : b.checkpoints) cands.push_back({c.step, resolve(path_b, c.path)});
-  std::sort(cands.begin(), cands.end(), [](auto& x, auto& y) { return x.first > y.first; });
-  State base;
-  for (auto& [step, path] : cands) {
-    if (step > k - 1 || rep.from_checkpoint >= 0) continue;
-    Digest got;
-    try {
-      ++rep.checkpoint_loads;
-      base = read_checkpoint(path, &got);
-    } catch (const FormatError& e) {
-      line(std::string("note: ") + e.what());
-      continue;
-    }
-    if (got != sa[static_cast<size_t>(step)]) {
-      line("note: checkpoint " + path + " has sha256 " + hex(got) + ", not the agreed state of step " + std::to_string(step));
-      continue;
-    }
-    rep.from_checkpoint = step;
-    line("replay: from checkpoint " + path + " (step " + std::to_string(step) + ")");
+  // The agreed state before step k: the nearest checkpoint of either record at or before k - 1
+  // that hashes to the agreed commitment, then replayed (each step checked against both records).
+  std::vector<std::pair<int64_t, std::string>> files;
+  for (auto& c : a.checkpoints) files.push_back({c.step, resolve(path_a, c.path)});
+  for (auto& c : b.checkpoints) files.push_back({c.step, resolve(path_b, c.path)});
+  std::vector<Digest> agreed(sa.begin(), sa.begin() + k);
+  Rebuilt base = rebuild(files, agreed, pa, k, job);
+  rep.from_checkpoint = base.from_checkpoint, rep.checkpoint_loads = base.loads, rep.step_replays = base.replays;
+  for (auto& note : base.notes) line("note: " + note);
+  if (base.mismatch >= 0) {
+    line("both records commit to " + hex(sa[static_cast<size_t>(base.mismatch)]) + " after step " +
+         std::to_string(base.mismatch) + ", but replaying it gives " + hex(base.got) + ": both are wrong there");
+    return rep;
   }
-  if (rep.from_checkpoint < 0) {
-    rep.from_checkpoint = 0;
-    base = capture(pa.binding, 0, job);
-    line("replay: from the program's initial state (no usable checkpoint)");
-  }
-  restore(pa.binding, base, job, "[bisect] checkpoint of step " + std::to_string(rep.from_checkpoint));
-  for (int64_t j = rep.from_checkpoint + 1; j < k; ++j) {
-    if (pa.before_step) pa.before_step(j);
-    pa.step(j);
-    ++rep.step_replays;
-    Digest c = state_commitment(capture(pa.binding, j, job));
-    if (c != sa[static_cast<size_t>(j)]) {
-      line("both records commit to " + hex(sa[static_cast<size_t>(j)]) + " after step " + std::to_string(j) +
-           ", but replaying it gives " + hex(c) + ": both are wrong there");
-      return rep;
-    }
-  }
-  if (rep.step_replays) line("replay: steps " + std::to_string(rep.from_checkpoint + 1) + ".." + std::to_string(k - 1) +
-                             " replayed, each matching both records");
-  State in = capture(pa.binding, k - 1, job);
+  line("replay: from the checkpoint of step " + std::to_string(base.from_checkpoint) +
+       (base.replays ? ", then steps " + std::to_string(base.from_checkpoint + 1) + ".." + std::to_string(k - 1) +
+                           ", each matching both records"
+                     : ""));
+  const State& in = base.state;
 
   // Phase 2. Side b first; side a keeps its nodes so the referee can recompute any of them.
-  Side sb2, sa2;
+  TracedStep sb2, sa2;
   traced_step(pb, in, k, job, false, sb2);
   std::unique_ptr<Tracer> tracer_a = traced_step(pa, in, k, job, true, sa2);
   Tracer& ta = *tracer_a;

@@ -52,7 +52,7 @@ std::string f32_hex(float f) {
 
 // The record with the given seal; every field in a fixed order and layout.
 std::string serialise(const RunRecord& r, const std::string& seal) {
-  std::string s = "{\n  \"format\": \"maroon-run/2\",\n";
+  std::string s = "{\n  \"format\": \"maroon-run/3\",\n";
   s += "  \"job\": " + job_json(r.job, true) + ",\n";
   s += "  \"job_sha256\": " + q(hex(r.job_sha256)) + ",\n";
   s += "  \"steps\": " + std::to_string(r.steps) + ",\n";
@@ -142,8 +142,12 @@ RunRecord read_record(const std::string& path) {
   json::Value v = json::parse(text, where);
   Obj o(v, where, {"format", "job", "job_sha256", "steps", "checkpoint_every", "provenance", "merkle_root", "states",
                    "checkpoints", "losses_f32_bits", "outputs", "claims", "seal"});
-  if (o.str("format") != "maroon-run/2")
-    throw o.fail("has format \"" + o.str("format") + "\", expected \"maroon-run/2\"");
+  std::string format = o.str("format");
+  if (format != "maroon-run/3")
+    throw o.fail("has format \"" + format + "\", expected \"maroon-run/3\"" +
+                 (format == "maroon-run/1" || format == "maroon-run/2"
+                      ? " (records before maroon-run/3 commit to no states: train the run again)"
+                      : ""));
   RunRecord r;
   r.job = read_job(o, where);
   r.job_sha256 = o.digest("job_sha256");  // verify checks it against the job's fields

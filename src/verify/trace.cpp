@@ -27,6 +27,24 @@ void label_state(const StateBinding& b, std::unordered_map<const Node*, std::pai
 
 }  // namespace
 
+// What a computed node's trace entry commits to. Elementwise ops and reductions: the SHA-256 of
+// their elements. A movement op computes nothing (it is a view of its source), so its digest
+// chains its source's with the op and its argument, and a constant's is that of its one element:
+// neither is gathered, so a trace costs what the computing costs, not what a broadcast shape
+// would (docs/verify.md, "Trace").
+Digest output_digest(const Node& n, const std::vector<TraceNode>& nodes, const std::vector<int64_t>& src) {
+  if (op_info(n.op).kind == OpKind::Movement) {
+    Hasher h;
+    h.update("maroon-view/1");
+    const Digest& s = nodes.at(static_cast<size_t>(src.at(0))).digest;
+    h.update(s.data(), s.size());
+    h.update(std::string(op_name(n.op)) + " " + arg_string(n));
+    return h.finish();
+  }
+  if (n.op == Op::CONST) return sha256(std::string_view(reinterpret_cast<const char*>(&n.arg.bits), itemsize(n.dtype)));
+  return node_digest(n);
+}
+
 std::string arg_string(const Node& n) {
   const Arg& a = n.arg;
   switch (n.op) {
@@ -97,7 +115,7 @@ int64_t Tracer::add(const NodePtr& n, bool leaf) {
       throw Error("[trace] fault element or bit out of range for node " + std::to_string(i));
     n->buffer->store(fault_->element, n->buffer->load(fault_->element) ^ (uint64_t{1} << fault_->bit));
   }
-  e.digest = node_digest(*n);
+  e.digest = leaf ? node_digest(*n) : output_digest(*n, t_.nodes, e.src);
   t_.nodes.push_back(std::move(e));
   seen_[n.get()] = {n, i};
   if (!leaf && n->view.is_contiguous() && !owner_.count(n->buffer.get())) owner_[n->buffer.get()] = {n->buffer, i};
@@ -130,7 +148,7 @@ Digest Tracer::referee(int64_t i) const {
   alone.op = n.op, alone.dtype = n.dtype, alone.shape = n.shape, alone.rnd = n.rnd, alone.arg = n.arg, alone.src = n.src;
   FpEnvGuard env;  // what realize() sets for the executors
   ref::execute(alone);
-  return node_digest(alone);
+  return output_digest(alone, t_.nodes, t_.nodes.at(static_cast<size_t>(i)).src);
 }
 
 Trace trace(const std::function<void()>& fn, const StateBinding* labels, std::optional<Fault> fault) {

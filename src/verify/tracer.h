@@ -51,5 +51,7 @@ class Tracer : public RealizeObserver {
 
 // The op's argument as traces print it: "axes=[1]", "shape=[64,784]", "bits=0x3f800000", ...
 std::string arg_string(const Node& n);
+// A computed node's digest in a trace (elements; chained for views; the element for constants).
+Digest output_digest(const Node& n, const std::vector<TraceNode>& nodes, const std::vector<int64_t>& src);
 
 }  // namespace maroon::verify

@@ -135,8 +135,8 @@ TEST(VerifyRecord, MalformedRecordsAreErrorsNamingTheFile) {
   expect_error(text.substr(0, text.size() / 3), "");
   expect_error("{}", "has no field \"format\"");
   std::string t = text;
-  t.replace(t.find("maroon-run/2"), 12, "maroon-run/1");
-  expect_error(t, "expected \"maroon-run/2\"");
+  t.replace(t.find("maroon-run/3"), 12, "maroon-run/1");
+  expect_error(t, "records before maroon-run/3 commit to no states");
   t = text;
   t.replace(t.find("\"steps\": 4"), 10, "\"steps\": 1");
   expect_error(t, "states for 1 steps");
