@@ -113,6 +113,8 @@ def TinyJit(fxn=None, **kwargs):  # noqa: N802 (tinygrad's name)
 function = TinyJit
 
 from . import nn  # noqa: E402
+from . import verify  # noqa: E402
+from .verify import trace  # noqa: E402,F401 (maroon.trace(fn): a per-node trace of fn)
 
-__all__ = ["Tensor", "dtypes", "DType", "nn", "Device", "Context", "TinyJit", "getenv", "infer", "inference_digest",
-           "load_model"]
+__all__ = ["Tensor", "dtypes", "DType", "nn", "verify", "trace", "Device", "Context", "TinyJit", "getenv",
+           "infer", "inference_digest", "load_model"]
