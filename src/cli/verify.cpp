@@ -64,10 +64,14 @@ int run_verify(const VerifyOptions& o, const Context& ctx) {
                               {"steps_replayed", rep.steps_replayed},
                               {"merkle_root", verify::hex(rec.merkle_root)},
                               {"differences", found}};
+  std::string weights = rec.outputs.empty() ? "" : rec.outputs[0].sha256;
+  std::string trace = rec.losses.empty() ? "" : models::loss_trace_digest(rec.losses);
+  j["weights_sha256"] = weights, j["loss_trace_sha256"] = trace;
   if (rep.findings.empty())
     text = "verified: " + std::to_string(rep.files_checked) + " files, " + std::to_string(rep.steps_replayed) +
            " steps replayed, every state commitment" + (o.accuracy ? " and the test accuracy" : "") +
-           " the same\nmerkle root        " + verify::hex(rec.merkle_root) + "\n";
+           " the same\nmerkle root        " + verify::hex(rec.merkle_root) + "\nweights sha256     " + weights +
+           "\nloss trace sha256  " + trace + "\n";
   ctx.result(j, text);
   return rep.findings.empty() ? kOk : kDiffers;
 }

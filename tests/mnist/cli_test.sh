@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The `maroon` command end to end on real MNIST: train 30 steps on 1 thread, compare the printed
-# digest with tests/mnist/digests.txt and sha256sum, verify on 2 threads ("identical"), verify
+# digest with tests/mnist/digests.txt and sha256sum, verify on 2 threads ("verified"), verify
 # tampered records (the first differing step), eval, and bad input (an error, never a crash).
+# tests/verify/cli_test.sh covers verify, bisect, trace and resume further.
 # usage: cli_test.sh MAROON_BINARY SOURCE_DIR
 set -uo pipefail
 maroon=$1
@@ -37,57 +38,57 @@ echo "cli_mnist_mlp_30_steps_loss_trace $trace"
 out=$(MAROON_THREADS=2 "$maroon" verify "$tmp/a.run.json")
 rc=$?
 echo "$out"
-[ $rc -eq 0 ] && echo "$out" | grep -q "^identical: 30 steps" || fail "verify on 2 threads: rc $rc"
+[ $rc -eq 0 ] && echo "$out" | grep -q "^verified: 9 files, 30 steps replayed" || fail "verify on 2 threads: rc $rc"
 [ "$(echo "$out" | field "weights sha256")" = "$weights" ] || fail "verify printed another weights digest"
 
-# The record's numbers are JSON numbers, and each loss number is exactly the float its bits say.
+# The record (maroon-run/3, docs/verify.md): a state commitment per step and checkpoints at 0, 10,
+# 20 and 30 whose SHA-256 is the commitment of their step.
 /usr/bin/python3 -c '
-import json, struct, sys
+import hashlib, json, os, sys
 r = json.load(open(sys.argv[1]))
-assert r["format"] == "maroon-run/2" and r["lr"] == 0.001 and r["lr_decay"] == 0.5, r
-assert isinstance(r["train_seconds"], float) and r["test_accuracy"] is None, r
-assert len(r["losses"]) == len(r["losses_f32_bits"]) == 30
-for x, b in zip(r["losses"], r["losses_f32_bits"]):
-    assert struct.pack("<f", x) == struct.pack("<I", int(b, 16)), (x, b)' "$tmp/a.run.json" ||
-  fail "the run record's numbers"
+assert r["format"] == "maroon-run/3" and r["job"]["config"]["lr"] == "0.001", r["job"]
+assert len(r["states"]) == 31 and len(r["losses_f32_bits"]) == 30
+assert [c["step"] for c in r["checkpoints"]] == [0, 10, 20, 30], r["checkpoints"]
+for c in r["checkpoints"]:
+    data = open(os.path.join(os.path.dirname(sys.argv[1]), c["path"]), "rb").read()
+    assert hashlib.sha256(data).hexdigest() == r["states"][c["step"]], c' "$tmp/a.run.json" ||
+  fail "the run record and its checkpoints"
 
-# A record whose 12th loss was changed (number and bits): verify names step 12. Changing only
-# the bits makes a record that says two things: malformed, exit status 2, naming the loss.
+# A record whose 12th loss was changed: its seal no longer matches and the replay names step 12.
 tamper() {  # tamper OUT PYTHON-STATEMENT (on the record r)
   /usr/bin/python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
 $2
-json.dump(r, open(sys.argv[2], 'w'))" "$tmp/a.run.json" "$1" || fail "could not tamper: $2"
+json.dump(r, open(sys.argv[2], 'w'), indent=2)" "$tmp/a.run.json" "$1" || fail "could not tamper: $2"
 }
-tamper "$tmp/loss.run.json" 'r["losses_f32_bits"][11] = "3f800000"; r["losses"][11] = 1.0'
+tamper "$tmp/loss.run.json" 'r["losses_f32_bits"][11] = "3f800000"'
 out=$("$maroon" verify "$tmp/loss.run.json")
 rc=$?
 echo "$out"
-[ $rc -eq 1 ] && echo "$out" | grep -q "^differs at step 12: loss" || fail "tampered loss: rc $rc"
+[ $rc -eq 1 ] && echo "$out" | grep -q "^differs: .*loss.run.json: losses_f32_bits\[11\] (step 12): recorded 0x3f800000" &&
+  echo "$out" | grep -q "^differs: .*loss.run.json: seal" || fail "tampered loss: rc $rc"
 out=$("$maroon" --json verify "$tmp/loss.run.json")
 rc=$?
 echo "$out" | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-assert j["identical"] is False and j["first_difference"]["step"] == 12, j' && [ $rc -eq 1 ] ||
+assert j["verified"] is False and j["differences"][-1]["step"] == 12, j' && [ $rc -eq 1 ] ||
   fail "verify --json of the tampered loss: rc $rc"
-tamper "$tmp/bits.run.json" 'r["losses_f32_bits"][11] = "3f800000"'
-err=$("$maroon" verify "$tmp/bits.run.json" 2>&1); rc=$?
+# Records from before state commitments (maroon-run/1 and /2) are refused with a reason.
+tamper "$tmp/v2.run.json" 'r["format"] = "maroon-run/2"'
+err=$("$maroon" verify "$tmp/v2.run.json" 2>&1); rc=$?
 echo "$err"
-[ $rc -eq 2 ] && echo "$err" | grep -q "loss 12 is written .* but its bits are 3f800000" || fail "loss number and bits disagree: rc $rc"
-# A maroon-run/1 record (lr as strings, no loss numbers) still verifies.
-tamper "$tmp/v1.run.json" 'r["format"] = "maroon-run/1"; r["lr"] = "0.001"; r["lr_decay"] = "0.5"; del r["losses"]'
-out=$("$maroon" verify "$tmp/v1.run.json"); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "^identical: 30 steps" || fail "verify of a maroon-run/1 record: rc $rc"
+[ $rc -eq 2 ] && echo "$err" | grep -q "commit to no states" || fail "verify of a maroon-run/2 record: rc $rc"
 
-# A record whose weights digest after step 20 was changed: verify names step 20.
-sed 's/\[20,"[0-9a-f]\{8\}/[20,"00000000/' "$tmp/a.run.json" > "$tmp/w.run.json"
-cmp -s "$tmp/a.run.json" "$tmp/w.run.json" && fail "could not tamper with the step-20 checkpoint"
+# A record whose state after step 20 was changed: the Merkle root no longer matches and the
+# replay names step 20.
+tamper "$tmp/w.run.json" 'r["states"][20] = "0" * 64'
 out=$("$maroon" verify "$tmp/w.run.json")
 rc=$?
 echo "$out"
-[ $rc -eq 1 ] && echo "$out" | grep -q "^differs at step 20: weights sha256" || fail "tampered weights: rc $rc"
+[ $rc -eq 1 ] && echo "$out" | grep -q "merkle_root" && echo "$out" | grep -q "states\[20\] (replayed) (step 20)" ||
+  fail "tampered state: rc $rc"
 
 out=$("$maroon" eval "$tmp/a.safetensors")
 rc=$?
