@@ -46,10 +46,10 @@ Digest tensor_digest(const Tensor& t);
 Digest file_digest(const std::string& path, const std::string& who);
 
 // ---- the data order ----
-// Each epoch's sample order is a Fisher-Yates shuffle driven by SplitMix64 seeded with
-// seed * 0x9E3779B97F4A7C15 + epoch (integer arithmetic, the same everywhere); an epoch has
-// floor(samples / batch) batches (the last partial batch is dropped). Its state is the seed, the
-// sizes and the number of batches drawn.
+// Each epoch's sample order is data::epoch_order(seed, epoch, samples) (maroon/shuffle.h: a
+// Fisher-Yates shuffle driven by SplitMix64, integer arithmetic, the same everywhere); an epoch
+// has floor(samples / batch) batches (the last partial batch is dropped). Its state is the seed,
+// the sizes and the number of batches drawn.
 class EpochSampler {
  public:
   EpochSampler(int64_t samples, int64_t batch, uint64_t seed);

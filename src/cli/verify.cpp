@@ -29,7 +29,7 @@ void check_accuracy(const verify::RunRecord& rec, const std::string& path, const
     return;
   }
   std::string weights = verify::resolve(path, rec.outputs.at(0).path);
-  auto model = model_from_state(nn::safe_load(weights), "'" + weights + "'");
+  auto model = models::model_from_state(nn::safe_load(weights), "'" + weights + "'");
   std::string got = percent(test_correct(*model, ds.test), ds.test.n);
   if (got != claim->second) rep.findings.push_back({path, "claims.test_accuracy (re-measured)", -1, claim->second, got});
 }

@@ -1,30 +1,12 @@
-// The data order (EpochSampler): a Fisher-Yates shuffle per epoch driven by SplitMix64, integer
-// arithmetic only, so every machine draws the same batches.
+// The data order (EpochSampler): data::epoch_order's shuffle per epoch (integer arithmetic only,
+// so every machine draws the same batches) and the position in it.
 #include <string>
 
+#include "maroon/shuffle.h"
 #include "maroon/verify.h"
 
 namespace maroon::verify {
 
-namespace {
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// A uniform integer in [0, bound) by rejection: no modulo bias, only integer arithmetic.
-uint64_t below(uint64_t& state, uint64_t bound) {
-  uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-  uint64_t x;
-  do x = splitmix64(state);
-  while (x >= limit);
-  return x % bound;
-}
-
-}  // namespace
 
 EpochSampler::EpochSampler(int64_t samples, int64_t batch, uint64_t seed)
     : samples_(samples), batch_(batch), per_epoch_(0), seed_(seed) {
@@ -44,10 +26,7 @@ void EpochSampler::set_position(int64_t batches) {
 std::vector<uint32_t> EpochSampler::next() {
   int64_t e = epoch(), in_epoch = position_ % per_epoch_;
   if (e != order_epoch_) {
-    order_.resize(static_cast<size_t>(samples_));
-    for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<uint32_t>(i);
-    uint64_t state = seed_ * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(e);
-    for (size_t i = order_.size() - 1; i > 0; --i) std::swap(order_[i], order_[below(state, i + 1)]);
+    order_ = data::epoch_order(seed_, static_cast<uint64_t>(e), static_cast<uint32_t>(samples_));
     order_epoch_ = e;
   }
   auto first = order_.begin() + in_epoch * batch_;
