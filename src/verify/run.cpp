@@ -1,7 +1,8 @@
 // Run: what a training loop calls to commit every step's state, write checkpoints and the record.
 // Hashing happens on a background thread by default: a committed state's buffers are never
 // written again (every step makes new ones), so the thread reads them in place while the next
-// step runs, and the loop only waits when it is more than kMaxPending states ahead.
+// step runs (on a core the step leaves free, it costs the step nothing); the loop waits only when
+// the pending states hold more than kPendingBytes (at least two states).
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -17,7 +18,7 @@
 namespace maroon::verify {
 
 namespace {
-constexpr size_t kMaxPending = 4;
+constexpr size_t kPendingBytes = size_t{256} << 20;
 
 // `path` (as the caller named it) relative to the record's directory, as records store paths.
 std::string relative_to_record(const std::string& record, const std::string& path) {
@@ -41,7 +42,9 @@ struct Run::Impl {
     int64_t step;
     Frozen state;
     std::optional<float> loss;
+    size_t bytes = 0;  // the state's size: what holding it keeps alive
   };
+  size_t pending_bytes = 0;
   std::thread worker;
   std::mutex mu;
   std::condition_variable cv;
@@ -78,6 +81,7 @@ struct Run::Impl {
       if (queue.empty()) return;
       Pending p = std::move(queue.front());
       queue.pop_front();
+      pending_bytes -= p.bytes;
       busy = true;
       lk.unlock();
       try {
@@ -102,8 +106,9 @@ struct Run::Impl {
       return;
     }
     std::unique_lock<std::mutex> lk(mu);
-    cv.wait(lk, [&] { return queue.size() < kMaxPending || error; });
+    cv.wait(lk, [&] { return queue.size() < 2 || pending_bytes + p.bytes <= kPendingBytes || error; });
     rethrow();
+    pending_bytes += p.bytes;
     queue.push_back(std::move(p));
     cv.notify_all();
   }
@@ -126,7 +131,9 @@ struct Run::Impl {
 
   void commit(std::optional<float> loss) {
     rethrow();
-    enqueue({step, freeze(capture(b, step, job_digest)), loss});
+    Pending p{step, freeze(capture(b, step, job_digest)), loss};
+    for (const NodePtr& n : p.state.nodes) p.bytes += static_cast<size_t>(numel(n->shape)) * itemsize(n->dtype);
+    enqueue(std::move(p));
   }
 
   void resume();
