@@ -20,23 +20,17 @@ struct BisectOptions {
   DataOptions data;
 };
 
-std::string perturbation(const verify::RunRecord& r) {
-  auto it = r.claims.find("perturbation");
-  return it == r.claims.end() ? "" : it->second;
-}
-
 int run_bisect(const BisectOptions& o, const Context& ctx) {
   apply_threads(o.data);
-  std::string pa = record_path_for(o.a), pb = record_path_for(o.b);
-  verify::RunRecord ra = verify::read_record(pa), rb = verify::read_record(pb);
-  RunConfig cfg = config_of(ra.job, "run record '" + pa + "'");
-  data::Mnist ds = load_dataset(cfg.dataset, o.data.dir);
-  MnistProgram a(cfg, ds.train, perturbation(ra)), b(cfg, ds.train, perturbation(rb));
+  RecordedRun ra = open_run(o.a), rb = open_run(o.b);
+  const std::string &pa = ra.path, &pb = rb.path;
+  data::Mnist ds = load_dataset(ra.cfg.dataset, o.data.dir);
+  MnistProgram a(ra.cfg, ds.train, ra.perturbation()), b(ra.cfg, ds.train, rb.perturbation());
   verify::Program qa = a.program(), qb = b.program();
-  ctx.log("maroon bisect: a = %s, b = %s (%s), %d thread(s), %s", pa.c_str(), pb.c_str(), ra.job.name.c_str(),
+  ctx.log("maroon bisect: a = %s, b = %s (%s), %d thread(s), %s", pa.c_str(), pb.c_str(), ra.rec.job.name.c_str(),
           num_threads(), simd_target().c_str());
   auto t0 = std::chrono::steady_clock::now();
-  verify::BisectReport r = verify::bisect(ra, pa, qa, rb, pb, qb);
+  verify::BisectReport r = verify::bisect(ra.rec, pa, qa, rb.rec, pb, qb);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string text;
   for (const std::string& l : r.lines) text += l + "\n";
@@ -62,13 +56,12 @@ struct TraceOptions {
 
 int run_trace(const TraceOptions& o, const Context& ctx) {
   apply_threads(o.data);
-  std::string path = record_path_for(o.run);
-  verify::RunRecord rec = verify::read_record(path);
-  RunConfig cfg = config_of(rec.job, "run record '" + path + "'");
-  data::Mnist ds = load_dataset(cfg.dataset, o.data.dir);
-  MnistProgram prog(cfg, ds.train, perturbation(rec));
+  RecordedRun run = open_run(o.run);
+  const std::string& path = run.path;
+  data::Mnist ds = load_dataset(run.cfg.dataset, o.data.dir);
+  MnistProgram prog(run.cfg, ds.train, run.perturbation());
   verify::Program p = prog.program();
-  verify::Trace t = verify::trace_step(rec, path, p, o.step);
+  verify::Trace t = verify::trace_step(run.rec, path, p, o.step);
   std::string out = o.out.empty() ? std::filesystem::path(path).replace_extension("").replace_extension("").string() +
                                         ".step" + std::to_string(o.step) + ".trace.json"
                                   : o.out;

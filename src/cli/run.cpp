@@ -8,6 +8,8 @@
 
 #include "maroon/settings.h"
 
+#include "cli/commands.h"
+
 namespace maroon::cli {
 
 std::string data_dir(const std::string& dataset, const std::string& override) {
@@ -136,6 +138,19 @@ RunConfig config_of(const verify::Job& job, const std::string& what) {
   c.lr = real("lr"), c.lr_decay = real("lr_decay");
   if (job.config.size() != 8) throw FormatError(what + ": job.config has keys this command does not know");
   return c;
+}
+
+RecordedRun open_run(const std::string& given) {
+  RecordedRun r;
+  r.path = record_path_for(given);
+  r.rec = verify::read_record(r.path);
+  r.cfg = config_of(r.rec.job, "run record '" + r.path + "'");
+  return r;
+}
+
+std::string RecordedRun::perturbation() const {
+  auto it = rec.claims.find("perturbation");
+  return it == rec.claims.end() ? "" : it->second;
 }
 
 }  // namespace maroon::cli

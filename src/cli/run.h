@@ -61,4 +61,14 @@ verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::Mnis
 // of this command's.
 RunConfig config_of(const verify::Job& job, const std::string& what);
 
+// A recorded run of this command's job: its record (the file named, or the one beside a weights
+// file) and configuration.
+struct RecordedRun {
+  std::string path;
+  verify::RunRecord rec;
+  RunConfig cfg;
+  std::string perturbation() const;  // what train --perturb recorded, or ""
+};
+RecordedRun open_run(const std::string& given);
+
 }  // namespace maroon::cli

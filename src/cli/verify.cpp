@@ -36,9 +36,10 @@ void check_accuracy(const verify::RunRecord& rec, const std::string& path, const
 
 int run_verify(const VerifyOptions& o, const Context& ctx) {
   apply_threads(o.data);
-  std::string path = record_path_for(o.run);
-  verify::RunRecord rec = verify::read_record(path);
-  RunConfig cfg = config_of(rec.job, "run record '" + path + "'");
+  RecordedRun run = open_run(o.run);
+  const std::string& path = run.path;
+  const verify::RunRecord& rec = run.rec;
+  const RunConfig& cfg = run.cfg;
   data::Mnist ds = load_dataset(cfg.dataset, o.data.dir);
   ctx.log("maroon verify: %s (%s, %zu of %lld steps committed), %d thread(s), %s", path.c_str(), rec.job.name.c_str(),
           rec.states.empty() ? size_t{0} : rec.states.size() - 1, static_cast<long long>(rec.steps), num_threads(),

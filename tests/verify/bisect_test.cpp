@@ -6,13 +6,9 @@
 using namespace maroon;
 using namespace maroon::verify;
 using maroon::verifytest::TestJob;
+using maroon::verifytest::data;
 
 namespace {
-
-const verifytest::Data& data() {
-  static verifytest::Data d = verifytest::synthetic(96);
-  return d;
-}
 
 constexpr int64_t kSteps = 7, kEvery = 3, kBad = 5;
 
@@ -38,13 +34,18 @@ struct Dispute {
 
 std::string op_of(const TraceNode& n) { return n.op; }
 
+// A party that flips `bit` of element `element` of its model's tensor number `tensor` at step kBad.
+std::function<void(TestJob&, int64_t)> flip_at_bad_step(size_t tensor, int64_t element, int bit) {
+  return [=](TestJob& j, int64_t k) {
+    if (k == kBad) flip_bit(j.model->state_dict()[tensor].second, element, bit);
+  };
+}
+
 }  // namespace
 
 TEST(VerifyBisect, FlippedParameterBitAfterTheUpdateIsLocalisedToTheStepTensorAndOp) {
   Dispute d("flip");
-  d.perturbed.after_step = [](TestJob& j, int64_t k) {
-    if (k == kBad) flip_bit(j.model->state_dict()[2].second, 123, 20);  // l2.weight
-  };
+  d.perturbed.after_step = flip_at_bad_step(2, 123, 20);  // l2.weight, after the update
   d.run();
   BisectReport r = d.bisect();
   EXPECT_EQ(r.step, kBad);
@@ -85,9 +86,7 @@ TEST(VerifyBisect, FaultyNodeIsTheFirstDifferingNodeAndTheRefereeRecomputesIt) {
 
 TEST(VerifyBisect, TamperedInputStateIsTheFirstDifferingLeaf) {
   Dispute d("input");
-  d.perturbed.before_forward = [](TestJob& j, int64_t k) {
-    if (k == kBad) flip_bit(j.model->state_dict()[0].second, 7, 30);  // l1.weight
-  };
+  d.perturbed.before_forward = flip_at_bad_step(0, 7, 30);  // l1.weight, before the step reads it
   d.run();
   BisectReport r = d.bisect();
   EXPECT_EQ(r.step, kBad);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "io/files.h"
 #include "maroon/models.h"
 #include "maroon/verify.h"
 
@@ -50,6 +51,34 @@ inline Data synthetic(int64_t n) {
   for (auto& p : d.images) p = static_cast<uint8_t>(next());
   for (auto& l : d.labels) l = static_cast<uint8_t>(next() % 10);
   return d;
+}
+
+// The data the tests share: 96 synthetic images.
+inline const Data& data() {
+  static Data d = synthetic(96);
+  return d;
+}
+
+// `text` with its first `from` replaced by `to` (the test fails if there is none).
+inline std::string edited(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// Writes `bytes` to `path`, then read(path) must throw a FormatError naming the path and saying
+// `needle`.
+template <class Read>
+void expect_format_error(const std::string& path, const std::string& bytes, Read read, const std::string& needle) {
+  io::write_file_atomic(path, bytes, "test");
+  try {
+    read(path);
+    ADD_FAILURE() << "no error for: " << needle;
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
 }
 
 // One side of a run: its own model, optimizer and sampler over shared data.

@@ -7,13 +7,9 @@
 using namespace maroon;
 using namespace maroon::verify;
 using maroon::verifytest::TestJob;
+using maroon::verifytest::data;
 
 namespace {
-
-const verifytest::Data& data() {
-  static verifytest::Data d = verifytest::synthetic(96);
-  return d;
-}
 
 // A run, then resumes from each checkpoint in `points` with fresh objects: every resumed run
 // must end with the same record states, root and final state.

@@ -8,13 +8,9 @@
 using namespace maroon;
 using namespace maroon::verify;
 using maroon::verifytest::TestJob;
+using maroon::verifytest::data;
 
 namespace {
-
-const verifytest::Data& data() {
-  static verifytest::Data d = verifytest::synthetic(64);
-  return d;
-}
 
 std::string slurp(const std::string& p) { return io::read_file(p, "test"); }
 
@@ -124,16 +120,8 @@ TEST(VerifyState, CheckpointReaderRejectsNonCanonicalAndBrokenFiles) {
   TestJob j(data(), "mlp", 8);
   State s = capture(j.binding(), 0, j.job().digest());
   auto expect_error = [&](const std::string& bytes, const std::string& needle) {
-    std::string p = dir + "/bad.safetensors";
-    io::write_file_atomic(p, bytes, "test");
-    try {
-      read_checkpoint(p);
-      ADD_FAILURE() << "no error for " << needle;
-    } catch (const FormatError& e) {
-      std::string m = e.what();
-      EXPECT_NE(m.find(needle), std::string::npos) << m;
-      EXPECT_NE(m.find(p), std::string::npos) << m;
-    }
+    verifytest::expect_format_error(dir + "/bad.safetensors", bytes, [](const std::string& p) { read_checkpoint(p); },
+                                    needle);
   };
   expect_error(nn::safe_save_bytes(s, {{"step", "0"}}), "not canonical");
   State reversed(s.rbegin(), s.rend());

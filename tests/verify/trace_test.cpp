@@ -63,27 +63,14 @@ TEST(VerifyTrace, FileRoundTripsAndBadFilesAreNamed) {
   write_trace(t, dir + "/t.json");
   Trace back = read_trace(dir + "/t.json");
   EXPECT_EQ(trace_json(back), trace_json(t));
-  std::string good = io::read_file(dir + "/t.json", "test");
-  auto expect_error = [&](std::string bytes, const std::string& needle) {
-    io::write_file_atomic(dir + "/bad.json", bytes, "test");
-    try {
-      read_trace(dir + "/bad.json");
-      ADD_FAILURE() << needle;
-    } catch (const FormatError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
-    }
+  std::string good = io::read_file(dir + "/t.json", "test"), bad = dir + "/bad.json";
+  auto expect = [&](const std::string& bytes, const std::string& needle) {
+    verifytest::expect_format_error(bad, bytes, read_trace, needle);
   };
-  expect_error(good.substr(0, good.size() / 2), "bad.json");
-  std::string s = good;
-  s.replace(s.find("\"src\": [0"), 9, "\"src\": [9");
-  expect_error(s, "not an earlier node");
-  s = good;
-  s.replace(s.find("float32"), 7, "float99");
-  expect_error(s, "unknown dtype");
-  s = good;
-  s.replace(s.find("maroon-trace/1"), 14, "maroon-trace/9");
-  expect_error(s, "expected \"maroon-trace/1\"");
+  expect(good.substr(0, good.size() / 2), "bad.json");
+  expect(verifytest::edited(good, "\"src\": [0", "\"src\": [9"), "not an earlier node");
+  expect(verifytest::edited(good, "float32", "float99"), "unknown dtype");
+  expect(verifytest::edited(good, "maroon-trace/1", "maroon-trace/9"), "expected \"maroon-trace/1\"");
 }
 
 TEST(VerifyTrace, FaultIsSeenByEveryReaderAndOnlyComputedNodesTakeOne) {

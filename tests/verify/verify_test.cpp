@@ -10,13 +10,9 @@
 using namespace maroon;
 using namespace maroon::verify;
 using maroon::verifytest::TestJob;
+using maroon::verifytest::data;
 
 namespace {
-
-const verifytest::Data& data() {
-  static verifytest::Data d = verifytest::synthetic(64);
-  return d;
-}
 
 // A run with a data file and a weights file, so that verify has every kind of file to check.
 struct Recorded {
@@ -122,25 +118,13 @@ TEST(VerifyRecord, ForgedSelfConsistentRecordFailsTheReplayAtItsStep) {
 TEST(VerifyRecord, MalformedRecordsAreErrorsNamingTheFile) {
   Recorded r("malformed");
   std::string text = io::read_file(r.record, "test");
-  auto expect_error = [&](const std::string& t, const std::string& needle) {
-    io::write_file_atomic(r.record, t, "test");
-    try {
-      read_record(r.record);
-      ADD_FAILURE() << needle;
-    } catch (const FormatError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(r.record), std::string::npos) << e.what();
-    }
+  auto expect = [&](const std::string& bytes, const std::string& needle) {
+    verifytest::expect_format_error(r.record, bytes, read_record, needle);
   };
-  expect_error(text.substr(0, text.size() / 3), "");
-  expect_error("{}", "has no field \"format\"");
-  std::string t = text;
-  t.replace(t.find("maroon-run/3"), 12, "maroon-run/1");
-  expect_error(t, "records before maroon-run/3 commit to no states");
-  t = text;
-  t.replace(t.find("\"steps\": 4"), 10, "\"steps\": 1");
-  expect_error(t, "states for 1 steps");
-  t = text;
-  t.replace(t.find("{\"step\": 2"), 10, "{\"step\": 9");
-  expect_error(t, "checkpoints must be in increasing step order");
+  using verifytest::edited;
+  expect(text.substr(0, text.size() / 3), "");
+  expect("{}", "has no field \"format\"");
+  expect(edited(text, "maroon-run/3", "maroon-run/1"), "records before maroon-run/3 commit to no states");
+  expect(edited(text, "\"steps\": 4", "\"steps\": 1"), "states for 1 steps");
+  expect(edited(text, "{\"step\": 2", "{\"step\": 9"), "checkpoints must be in increasing step order");
 }
