@@ -1,39 +1,55 @@
 // SHA-256 of bytes, files and realized nodes (see digest.h).
 #include "verify/digest.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "io/files.h"
 #include "maroon/sha256.h"
+#include "verify/sha256_ni.h"
 
-#ifdef MAROON_HAVE_OPENSSL
-#include <openssl/evp.h>
-#endif
 
 namespace maroon::verify {
 
-#ifdef MAROON_HAVE_OPENSSL
+// SHA-256 with the SHA instructions when the CPU has them (FIPS 180-4's padding here, the rounds
+// in sha256_ni.cpp), else the portable maroon::Sha256: the same digest either way.
 struct Hasher::Impl {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  Impl() {
-    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) throw Error("[verify] OpenSSL SHA-256 unavailable");
+  bool ni = have_sha_ni();
+  Sha256 portable;
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  uint8_t buf[64];
+  size_t fill = 0;
+  uint64_t total = 0;
+
+  void update(const void* data, size_t n) {
+    if (!ni) return portable.update(data, n);
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    total += n;
+    if (fill) {
+      size_t k = std::min(n, 64 - fill);
+      std::memcpy(buf + fill, p, k);
+      fill += k, p += k, n -= k;
+      if (fill < 64) return;
+      sha256_ni_blocks(h, buf, 1);
+      fill = 0;
+    }
+    sha256_ni_blocks(h, p, n / 64);
+    std::memcpy(buf, p + n / 64 * 64, n % 64);
+    fill = n % 64;
   }
-  ~Impl() { EVP_MD_CTX_free(ctx); }
-  void update(const void* p, size_t n) { EVP_DigestUpdate(ctx, p, n); }
   Digest finish() {
+    if (!ni) return portable.finish();
+    uint64_t bits = total * 8;
+    uint8_t pad[72] = {0x80};
+    size_t padlen = (fill < 56 ? 56 : 120) - fill;
+    for (int i = 0; i < 8; ++i) pad[padlen + i] = static_cast<uint8_t>(bits >> (56 - 8 * i));
+    update(pad, padlen + 8);
     Digest d;
-    unsigned len = 0;
-    EVP_DigestFinal_ex(ctx, d.data(), &len);
+    for (int i = 0; i < 8; ++i)
+      for (int k = 0; k < 4; ++k) d[4 * i + k] = static_cast<uint8_t>(h[i] >> (24 - 8 * k));
     return d;
   }
 };
-#else
-struct Hasher::Impl {
-  Sha256 h;
-  void update(const void* p, size_t n) { h.update(p, n); }
-  Digest finish() { return h.finish(); }
-};
-#endif
 
 Hasher::Hasher() : impl_(std::make_unique<Impl>()) {}
 Hasher::~Hasher() = default;

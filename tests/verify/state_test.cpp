@@ -4,6 +4,8 @@
 #include "io/files.h"
 #include "job.h"
 #include "maroon/safetensors.h"
+#include "maroon/sha256.h"
+#include "verify/digest.h"
 
 using namespace maroon;
 using namespace maroon::verify;
@@ -161,4 +163,21 @@ TEST(VerifyMerkle, RootMatchesRfc9162AndEveryProofChecks) {
   // A leaf's hash is not an inner node's: the tree of two leaves is not the leaf of their hash.
   std::vector<Digest> two{digest_of(0), digest_of(1)};
   EXPECT_NE(merkle_root(two), merkle_root({merkle_root(two)}));
+}
+
+TEST(VerifyDigest, ShaInstructionsAndPortableShaAgreeOnEveryLength) {
+  // Hasher uses the CPU's SHA instructions where it has them (sha256_ni.cpp); maroon::Sha256 is the
+  // portable FIPS 180-4 code. Every length through three blocks, in one update and in pieces.
+  std::string bytes(4096 + 77, '\0');
+  uint64_t s = 1;
+  for (char& c : bytes) c = static_cast<char>((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+  for (size_t n = 0; n <= 200; ++n) {
+    Sha256 p;
+    p.update(bytes.data(), n);
+    EXPECT_EQ(hex(sha256(std::string_view(bytes).substr(0, n))), p.finish_hex()) << n;
+  }
+  verify::Hasher h;
+  for (size_t at = 0; at < bytes.size(); at += 37) h.update(bytes.data() + at, std::min<size_t>(37, bytes.size() - at));
+  EXPECT_EQ(hex(h.finish()), sha256_hex(bytes));
+  EXPECT_EQ(hex(sha256("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");  // FIPS 180-2 B.1
 }
