@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "data/sha256_constants.h"
 #include "io/files.h"
 #include "maroon/sha256.h"
 #include "verify/sha256_ni.h"
@@ -16,11 +17,12 @@ namespace maroon::verify {
 struct Hasher::Impl {
   bool ni = have_sha_ni();
   Sha256 portable;
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  uint32_t h[8];
   uint8_t buf[64];
   size_t fill = 0;
   uint64_t total = 0;
 
+  Impl() { std::memcpy(h, sha256_constants::kH0, sizeof h); }
   void update(const void* data, size_t n) {
     if (!ni) return portable.update(data, n);
     const uint8_t* p = static_cast<const uint8_t*>(data);
