@@ -19,6 +19,7 @@ trace = _v.trace
 
 
 def read_trace(path):
+    """A trace file (maroon-trace/1) read back (ValueError naming the file when it is malformed)."""
     return _v.read_trace(os.fspath(path))
 
 
@@ -64,16 +65,20 @@ class Run:
 
     @property
     def step(self):
+        """The steps done so far."""
         return self._run.step
 
     @property
     def total_steps(self):
+        """The run's total steps."""
         return self._run.total_steps
 
     def begin(self):
+        """Commits the initial state (or, resuming, restores and checks the checkpoint)."""
         self._run.begin()
 
     def commit(self, loss=None):
+        """Commits the state after the step just taken, with its loss (float, Tensor or None)."""
         self._run.commit(loss)
 
     def finish(self, outputs=None, claims=None):
@@ -82,6 +87,7 @@ class Run:
                                 {k: str(v) for k, v in (claims or {}).items()})
 
     def commitments(self):
+        """Every state commitment so far, as hex."""
         return self._run.commitments()
 
     def train(self, step, outputs=None, claims=None):

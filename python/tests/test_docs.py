@@ -47,12 +47,15 @@ def test_every_public_name_has_a_docstring():
 def test_the_python_parts_have_docstrings_too():
     import maroon.nn.optim
     import maroon.nn.state
+    import maroon.verify
     missing = []
-    for mod in (maroon, maroon.nn, maroon.nn.optim, maroon.nn.state):
+    for mod in (maroon, maroon.nn, maroon.nn.optim, maroon.nn.state, maroon.verify):
         for n in dir(mod):
             o = getattr(mod, n)
             if not n.startswith("_") and not inspect.ismodule(o) and not (getattr(o, "__doc__", "") or "").strip():
                 missing.append(f"{mod.__name__}.{n}")
+    missing += [f"maroon.verify.Run.{n}" for n, o in vars(maroon.verify.Run).items()
+                if not n.startswith("_") and not (getattr(o, "__doc__", "") or "").strip()]
     missing += [f"dtypes.{n}" for n, o in vars(dtypes).items()
                 if isinstance(o, staticmethod) and not (o.__func__.__doc__ or "").strip()]
     assert not missing, missing

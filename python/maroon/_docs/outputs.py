@@ -271,4 +271,8 @@ OUTPUTS = {'DType': ['2', 'True'],
  'set_simd_target': ["'scalar'", ''],
  'settings': ['True'],
  'simd_target': ['True'],
- 'sum_acc_dtype': ['dtypes.int32']}
+ 'sum_acc_dtype': ['dtypes.int32'],
+ 'verify.EpochSampler.next': ['[6, 3, 2, 9]'],
+ 'verify.merkle_root': ["'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'"],
+ 'verify.tensor_digest': ["'e00e5eb9444182f3'"],
+ 'verify.trace': ['', "['BUFFER', 'CAST', 'CONST', 'RESHAPE', 'EXPAND', 'MUL']"]}
