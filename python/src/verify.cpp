@@ -1,6 +1,8 @@
 // maroon::verify (include/maroon/verify.h) as maroon._maroon.verify: run state, commitments,
 // checkpoints, records, traces, verify and bisect. Python objects become the C++ ones here and
 // nothing else happens: maroon/verify.py adds the walk over a Python model's attributes.
+#include <filesystem>
+
 #include "bind.h"
 #include "maroon/verify.h"
 
@@ -38,8 +40,11 @@ v::Job job_of(const py::dict& j) {
     for (auto f : j["data"]) {
       auto d = f.cast<py::dict>();
       std::string path = d["path"].cast<std::string>();
-      job.data.push_back({d.contains("name") ? d["name"].cast<std::string>() : path, path,
-                          v::hex(v::file_digest(path, "[verify] data"))});
+      // The name defaults to the file's name, not its path: paths are not part of the job (another
+      // machine keeps its data elsewhere), names are.
+      std::string name =
+          d.contains("name") ? d["name"].cast<std::string>() : std::filesystem::path(path).filename().string();
+      job.data.push_back({name, path, v::hex(v::file_digest(path, "[verify] data"))});
     }
   job.arch_sha256 = j.contains("arch_sha256") ? j["arch_sha256"].cast<std::string>() : std::string(64, '0');
   v::parse_digest(job.arch_sha256, "job arch_sha256");

@@ -1,9 +1,11 @@
 """maroon.verify from a Python training loop: every step committed, exact resume from any
 checkpoint, the record's Merkle root and checkpoints checked with hashlib alone, verify, a
-perturbed run bisected to its step and tensor, and maroon.trace."""
+perturbed run bisected to its step and tensor, maroon.trace, and examples/beautiful_mnist.py."""
 import hashlib
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from maroon.nn.optim import Adam
 from maroon.nn.state import get_parameters
 
 STEPS, EVERY, BAD = 6, 2, 4
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 class Model:
@@ -140,3 +143,21 @@ def test_bad_files_raise_value_errors_naming_them(tmp_path):
     c.write_bytes(b"\x10\0\0\0\0\0\0\0{}")
     with pytest.raises(ValueError, match="c.safetensors"):
         verify.read_checkpoint(c)
+
+
+def test_beautiful_mnist_example_commits_every_step_and_verifies(tmp_path):
+    """tinygrad's example on maroon.verify.Run, 2 steps of batch 8 on real MNIST, then replayed.
+    The record names its data by file name, at a path relative to the record, so it verifies
+    from any directory and its job digest does not depend on where the data is kept."""
+    assert os.path.exists(os.path.join(ROOT, "data", "mnist", "train-images-idx3-ubyte")), \
+        "no MNIST: run bash tools/fetch_mnist.sh"
+    env = dict(os.environ, STEPS="2", BS="8", EVERY="1", EVAL="0", VERIFY="1", OUT=str(tmp_path / "bm.run.json"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "beautiful_mnist.py")], env=env,
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "verified (2 steps replayed" in r.stdout, r.stdout
+    data = json.load(open(tmp_path / "bm.run.json"))["job"]["data"]
+    assert [d["name"] for d in data] == ["train-images-idx3-ubyte", "train-labels-idx1-ubyte"]
+    assert all(not os.path.isabs(d["path"]) for d in data)
+    report = verify.verify_run(tmp_path / "bm.run.json", replay=False)
+    assert report["verified"] and report["files_checked"] == 6, report
