@@ -51,6 +51,7 @@ void bind_nn(py::module_& m);
 void bind_infer(py::module_& m);
 void bind_verify(py::module_& m);
 void bind_dlpack(py::class_<Tensor>& t);
+void bind_dist(py::module_& m);
 void bind_docs(py::module_& m);  // the hook maroon/_docs attaches docstrings with
 
 }  // namespace maroon::py_bind
