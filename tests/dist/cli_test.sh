@@ -65,7 +65,7 @@ interrupted() {
   "$mpirun" --oversubscribe -np 2 "$maroon" train mnist --steps 100000 --batch 32 --shards 2 --no-eval \
     --log-every 1 --timeout 5 --out "$out" >/dev/null 2>"$tmp/$signal.err" &
   local job=$! rank1="" waited=0
-  until grep -q "step 3/" "$tmp/$signal.err" 2>/dev/null || [ $waited -ge 600 ]; do sleep 0.1; waited=$((waited + 1)); done
+  until grep -q "step 3/" "$tmp/$signal.err" 2>/dev/null || [ $waited -ge 3000 ]; do sleep 0.1; waited=$((waited + 1)); done
   for p in $(pgrep -P $job); do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" && rank1=$p
   done
