@@ -33,10 +33,21 @@ Tensor same_dtype(const OpCtx& c, const Tensor& a, const Tensor& b) {
   return b;
 }
 
+// Before opset 7, broadcasting was opt-in (broadcast=1) and aligned B at `axis` of A (default:
+// the trailing axes); B is reshaped to numpy's right-aligned form.
+Tensor legacy_broadcast(const OpCtx& c, const Tensor& a, const Tensor& b) {
+  if (c.opset >= 7 || !c.attr_i("broadcast", 0) || !c.has_attr("axis")) return b;
+  int64_t axis = c.axis(c.attr_i("axis", 0), a.ndim());
+  if (axis + b.ndim() > a.ndim()) c.fail("B " + shape_str(b.shape()) + " does not fit A " + shape_str(a.shape()) + " at axis " + std::to_string(axis));
+  Shape s = b.shape();
+  s.insert(s.end(), a.ndim() - axis - b.ndim(), 1);
+  return b.reshape(s);
+}
+
 void binary(OpTable& t, const char* name, Tensor (*f)(const Tensor&, const Tensor&)) {
   t[name] = [f](const OpCtx& c) {
     const Tensor& a = c.input(0);
-    return std::vector<Tensor>{f(a, same_dtype(c, a, c.input(1)))};
+    return std::vector<Tensor>{f(a, legacy_broadcast(c, a, same_dtype(c, a, c.input(1))))};
   };
 }
 
@@ -71,7 +82,7 @@ std::vector<Tensor> pow(const OpCtx& c) {
 
 std::vector<Tensor> div(const OpCtx& c) {
   const Tensor& a = c.input(0);
-  const Tensor& b = same_dtype(c, a, c.input(1));
+  Tensor b = legacy_broadcast(c, a, same_dtype(c, a, c.input(1)));
   // Integer division truncates toward zero (ONNX follows C); float division is IEEE's.
   return {is_float(a.dtype()) ? a.div(b) : a.div(b, "trunc")};
 }
@@ -119,7 +130,14 @@ void add_activations(OpTable& t) {
   };
   t["PRelu"] = [](const OpCtx& c) {
     const Tensor& x = c.input(0);
-    return std::vector<Tensor>{x.lt(0).where(x.mul(same_dtype(c, x, c.input(1))), x)};
+    Tensor slope = same_dtype(c, x, c.input(1));
+    // Before opset 7 a 1-D slope of C entries applies per channel (axis 1).
+    if (c.opset < 7 && slope.ndim() == 1 && x.ndim() > 2 && slope.shape()[0] == x.shape()[1]) {
+      Shape s(static_cast<size_t>(x.ndim() - 1), 1);
+      s[0] = -1;
+      slope = slope.reshape(s);
+    }
+    return std::vector<Tensor>{x.lt(0).where(x.mul(slope), x)};
   };
   t["Gelu"] = [](const OpCtx& c) { return std::vector<Tensor>{gelu(c)}; };
   t["Clip"] = clip;
