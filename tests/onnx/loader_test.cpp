@@ -253,3 +253,12 @@ TEST(OnnxLoader, ExternalDataStaysInTheModelsFolder) {
             std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST(OnnxLoader, DocsListEveryOperator) {
+  std::ifstream f(std::string(MAROON_SOURCE_DIR) + "/docs/onnx.md");
+  std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  std::vector<std::string> ops = maroon::onnx::supported_ops();
+  EXPECT_GT(ops.size(), 100u);
+  for (const std::string& op : ops) EXPECT_NE(doc.find("`" + op + "`"), std::string::npos) << op << " is not in docs/onnx.md";
+}
