@@ -115,6 +115,7 @@ function = TinyJit
 from . import nn  # noqa: E402
 from . import verify  # noqa: E402
 from .verify import trace  # noqa: E402,F401 (maroon.trace(fn): a per-node trace of fn)
+from . import onnx  # noqa: E402,F401 (maroon.onnx.load)
 
 __all__ = ["Tensor", "dtypes", "DType", "nn", "verify", "trace", "Device", "Context", "TinyJit", "getenv",
            "infer", "inference_digest", "load_model"]

@@ -44,6 +44,7 @@ PYBIND11_MODULE(_maroon, m) {
   py_bind::bind_nn(m);
   py_bind::bind_infer(m);
   py_bind::bind_verify(m);
+  py_bind::bind_onnx(m);
   py_bind::bind_dlpack(t);
   py_bind::bind_docs(m);
 

@@ -9,43 +9,14 @@
 #include <fstream>
 
 #include "maroon/onnx.h"
+#include "util.h"
 
 namespace fs = std::filesystem;
 using maroon::Tensor;
 using maroon::onnx::OnnxError;
+using namespace maroon::onnx_test;
 
 namespace {
-
-void set_type(::onnx::ValueInfoProto* v, const std::string& name, int elem, const std::vector<std::string>& dims) {
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem);
-  for (const std::string& d : dims) {
-    auto* dim = tt->mutable_shape()->add_dim();
-    if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) dim->set_dim_value(std::stoll(d));
-    else dim->set_dim_param(d);
-  }
-}
-
-::onnx::NodeProto* add_node(::onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
-                            std::vector<std::string> out, const std::string& name = "") {
-  auto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(name.empty() ? op + "_" + std::to_string(g->node_size()) : name);
-  for (auto& s : in) n->add_input(s);
-  for (auto& s : out) n->add_output(s);
-  return n;
-}
-
-::onnx::TensorProto* add_raw_floats(::onnx::GraphProto* g, const std::string& name, const std::vector<float>& v,
-                                    std::vector<int64_t> dims) {
-  auto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
-  return t;
-}
 
 const std::vector<float> kW{1.5f, -2, 0.25f, 3, 1, -1};  // (3, 2)
 const std::vector<float> kB{0.5f, -0.125f};
