@@ -80,6 +80,18 @@ void add_pool_ops(OpTable& t);
 void add_shape_ops(OpTable& t);
 void add_index_ops(OpTable& t);
 void add_reduce_ops(OpTable& t);
+void add_scatter_ops(OpTable& t);
+void add_loss_ops(OpTable& t);
+void add_misc_ops(OpTable& t);
+void add_resize_ops(OpTable& t);
+
+// Index values checked against [-n, n) on the host (realizes them) and made non-negative, as
+// int64: ONNX calls an index out of range an error, and an adversarial model must not read a
+// silent zero (ops_index.cpp).
+Tensor checked_indices(const OpCtx& c, const Tensor& idx, int64_t n);
+// The row-major strides of `s`, and the product of s[from, to).
+std::vector<int64_t> strides_of(const Shape& s);
+int64_t prod(const Shape& s, size_t from = 0, size_t to = SIZE_MAX);
 const OpTable& op_table();
 
 // ONNX's TensorProto.DataType numbering <-> Maroon's dtypes. Throws for STRING, COMPLEX and

@@ -7,9 +7,6 @@
 
 namespace maroon::onnx {
 
-namespace {
-
-// The indices' values, each checked against [-n, n) and made non-negative.
 Tensor checked_indices(const OpCtx& c, const Tensor& idx, int64_t n) {
   if (!is_int(idx.dtype())) c.fail("indices must be integers, got " + std::string(dtype_name(idx.dtype())));
   std::vector<int64_t> v = idx.cast(DType::Int64).to_vector<int64_t>();
@@ -19,6 +16,20 @@ Tensor checked_indices(const OpCtx& c, const Tensor& idx, int64_t n) {
   }
   return Tensor::from_vector(v, idx.shape(), DType::Int64);
 }
+
+std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+int64_t prod(const Shape& s, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < std::min(to, s.size()); ++i) n *= s[i];
+  return n;
+}
+
+namespace {
 
 std::vector<Tensor> slice(const OpCtx& c) {
   const Tensor& x = c.input(0);

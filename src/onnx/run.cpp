@@ -79,6 +79,10 @@ const OpTable& op_table() {
     add_shape_ops(t);
     add_index_ops(t);
     add_reduce_ops(t);
+    add_scatter_ops(t);
+    add_loss_ops(t);
+    add_misc_ops(t);
+    add_resize_ops(t);
     return t;
   }();
   return table;
