@@ -16,6 +16,7 @@ _docs.apply(_maroon)  # the compiled API's docstrings and signatures (maroon/_do
 from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
                       set_num_threads, set_simd_target, simd_target, settings, get_setting, set_setting)
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
+from . import _compat  # noqa: F401,E402 (tinygrad attributes added to the compiled classes)
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)
