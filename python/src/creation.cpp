@@ -28,6 +28,21 @@ void def_shape_maker(py::class_<Tensor>& t, const char* name, Maker make) {
 
 }  // namespace
 
+// tinygrad's OverflowError: an integer range whose values the dtype cannot hold.
+static void check_arange_range(Scalar a, Scalar b, Scalar st, std::optional<DType> dtype) {
+  if (!dtype || !is_int(*dtype) || a.kind != Scalar::Kind::Int || b.kind != Scalar::Kind::Int ||
+      st.kind != Scalar::Kind::Int || st.i == 0)
+    return;
+  __int128 lo = st.i > 0 ? a.i : __int128{b.i} - st.i, hi = st.i > 0 ? __int128{b.i} - st.i : a.i;
+  if (hi < lo) return;  // empty
+  const int bits = bitwidth(*dtype);
+  __int128 min = is_unsigned(*dtype) ? 0 : -(__int128{1} << (bits - 1));
+  __int128 max = is_unsigned(*dtype) ? (__int128{1} << bits) - 1 : (__int128{1} << (bits - 1)) - 1;
+  if (lo < min || hi > max)
+    raise_builtin(PyExc_OverflowError, "[arange] [" + std::to_string(a.i) + ", " + std::to_string(b.i) +
+                                           ") is not representable in " + std::string(dtype_name(*dtype)));
+}
+
 void bind_creation(py::class_<Tensor>& t) {
   def_shape_maker(t, "zeros", [](const Shape& s, DType d) { return Tensor::zeros(s, d); });
   def_shape_maker(t, "ones", [](const Shape& s, DType d) { return Tensor::ones(s, d); });
@@ -44,8 +59,10 @@ void bind_creation(py::class_<Tensor>& t) {
   }, py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none());
   t.def_static("arange", [](const py::object& start, const py::object& stop, const py::object& step, const py::object& d) {
     Scalar a = scalar_arg(start, "arange"), st = scalar_arg(step, "arange");
-    if (stop.is_none()) return Tensor::arange(Scalar(int64_t{0}), a, st, dtype_arg(d));
-    return Tensor::arange(a, scalar_arg(stop, "arange"), st, dtype_arg(d));
+    Scalar b = stop.is_none() ? a : scalar_arg(stop, "arange");
+    if (stop.is_none()) a = Scalar(int64_t{0});
+    check_arange_range(a, b, st, dtype_arg(d));
+    return Tensor::arange(a, b, st, dtype_arg(d));
   }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1, py::arg("dtype") = py::none());
   t.def_static("linspace", [](double start, double stop, int64_t steps, const py::object& d) {
     return Tensor::linspace(start, stop, steps, dtype_arg(d).value_or(DType::Float32));
