@@ -98,3 +98,37 @@ def test_nonzero_fill_keeps_the_index_dtype():
     out = Tensor([1, 0]).nonzero(size=3, fill_value=-1.5)
     assert out.dtype == dtypes.int32
     np.testing.assert_array_equal(out.numpy(), [[0], [-1], [-1]])
+
+
+POOLS = [  # (input shape, kernel, stride, padding, dilation)
+    ((1, 2, 5, 5), (2, 2), (2, 2), 0, 1), ((2, 1, 7, 6), (3, 3), (2, 2), 1, 1), ((1, 1, 6, 9), (2, 3), (3, 2), (1, 0), 1),
+    ((1, 1, 8, 8), (3, 3), (3, 3), 1, 2), ((1, 1, 4, 4), (3, 3), (2, 2), 1, 1)]
+
+
+@pytest.mark.parametrize("shape, k, s, p, d", POOLS)
+def test_max_pool2d_ceil_mode(shape, k, s, p, d):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.max_pool2d(tx, k, s, p, d, ceil_mode=True)
+    want.sum().backward()
+    t = Tensor(x, requires_grad=True)
+    out = t.max_pool2d(k, s, d, p, ceil_mode=True)
+    np.testing.assert_array_equal(out.numpy(), want.detach().numpy())  # a selection: exact
+    out.sum().backward()
+    np.testing.assert_array_equal(t.grad.numpy(), tx.grad.numpy())
+    _, idx = t.max_pool2d(k, s, d, p, ceil_mode=True, return_indices=True)
+    _, tidx = torch.nn.functional.max_pool2d(tx, k, s, p, d, ceil_mode=True, return_indices=True)
+    np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+
+
+@pytest.mark.parametrize("shape, k, s, p, d", [c for c in POOLS if c[4] == 1])  # PyTorch's avg_pool2d has no dilation
+@pytest.mark.parametrize("count_include_pad", [True, False])
+def test_avg_pool2d_ceil_mode(shape, k, s, p, d, count_include_pad):
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    want = torch.nn.functional.avg_pool2d(torch.tensor(x), k, s, p, ceil_mode=True, count_include_pad=count_include_pad)
+    out = Tensor(x).avg_pool2d(k, s, d, p, ceil_mode=True, count_include_pad=count_include_pad)
+    assert out.shape == tuple(want.shape)
+    np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+    floor = torch.nn.functional.avg_pool2d(torch.tensor(x), k, s, p, count_include_pad=count_include_pad)
+    np.testing.assert_allclose(Tensor(x).avg_pool2d(k, s, d, p, count_include_pad=count_include_pad).numpy(), floor.numpy(),
+                               rtol=1e-6, atol=1e-6)
