@@ -132,3 +132,28 @@ def test_avg_pool2d_ceil_mode(shape, k, s, p, d, count_include_pad):
     floor = torch.nn.functional.avg_pool2d(torch.tensor(x), k, s, p, count_include_pad=count_include_pad)
     np.testing.assert_allclose(Tensor(x).avg_pool2d(k, s, d, p, count_include_pad=count_include_pad).numpy(), floor.numpy(),
                                rtol=1e-6, atol=1e-6)
+
+
+def test_random_functions_take_int_bounds():
+    Tensor.manual_seed(3)
+    a = Tensor.uniform(2, 3, low=0, high=10).numpy()
+    Tensor.manual_seed(3)
+    b = Tensor.uniform(2, 3, low=0.0, high=10.0).numpy()
+    np.testing.assert_array_equal(a, b)  # an int bound means the same float bound
+    assert a.shape == (2, 3) and ((a >= 0) & (a < 10)).all()
+    Tensor.manual_seed(3)
+    n1 = Tensor.normal(4, mean=1, std=2).numpy()
+    Tensor.manual_seed(3)
+    np.testing.assert_array_equal(n1, Tensor.normal(4, mean=1.0, std=2.0).numpy())
+    with pytest.raises(TypeError):
+        Tensor.uniform(2, low="a")
+
+
+def test_helpers(capsys, monkeypatch):
+    from maroon.helpers import Timing, colored, getenv, trange
+    monkeypatch.setenv("MAROON_TEST_HELPERS_X", "7")
+    assert getenv("MAROON_TEST_HELPERS_X") == 7 and getenv("MAROON_TEST_HELPERS_Y", "z") == "z"
+    assert colored("x", "red") == "\x1b[31mx\x1b[0m" and colored("x", "RED") == "\x1b[91mx\x1b[0m" and colored("x", None) == "x"
+    with Timing("step "):
+        pass
+    assert capsys.readouterr().out.startswith("step ") and list(trange(3, disable=True)) == [0, 1, 2]
