@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "maroon/datasets.h"
@@ -45,8 +46,11 @@ int main(int argc, char** argv) {
     data::Mnist ds = data::load_mnist(dir);
     Mlp mlp(ds.train);
     verify::Job job{"mnist-mlp-example", {{"batch", "64"}, {"lr", "0.001"}, {"seed", "0"}}, {}, std::string(64, '0')};
-    for (const char* f : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"})
-      job.data.push_back({f, dir + "/" + f, verify::hex(verify::file_digest(dir + "/" + f, "data"))});
+    for (const char* f : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"}) {
+      // A record's relative paths are relative to the record: name the data absolutely.
+      std::string path = std::filesystem::absolute(dir + "/" + f).lexically_normal().string();
+      job.data.push_back({f, path, verify::hex(verify::file_digest(path, "data"))});
+    }
     verify::RunOptions opts;
     opts.record = record, opts.steps = steps, opts.checkpoint_every = 25;
     verify::Run run(job, mlp.binding(), opts);

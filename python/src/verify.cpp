@@ -39,9 +39,11 @@ v::Job job_of(const py::dict& j) {
   if (j.contains("data"))
     for (auto f : j["data"]) {
       auto d = f.cast<py::dict>();
-      std::string path = d["path"].cast<std::string>();
-      // The name defaults to the file's name, not its path: paths are not part of the job (another
-      // machine keeps its data elsewhere), names are.
+      // Absolute, since a Python path is relative to the working directory and a record's
+      // relative paths to the record. The name defaults to the file's name, not its path: paths
+      // are not part of the job (another machine keeps its data elsewhere), names are.
+      std::string path =
+          std::filesystem::absolute(d["path"].cast<std::string>()).lexically_normal().string();
       std::string name =
           d.contains("name") ? d["name"].cast<std::string>() : std::filesystem::path(path).filename().string();
       job.data.push_back({name, path, v::hex(v::file_digest(path, "[verify] data"))});

@@ -147,8 +147,8 @@ def test_bad_files_raise_value_errors_naming_them(tmp_path):
 
 def test_beautiful_mnist_example_commits_every_step_and_verifies(tmp_path):
     """tinygrad's example on maroon.verify.Run, 2 steps of batch 8 on real MNIST, then replayed.
-    The record names its data by file name, at a path relative to the record, so it verifies
-    from any directory and its job digest does not depend on where the data is kept."""
+    The record names its data by file name, at its absolute path, so it verifies from any
+    directory and its job digest does not depend on where the data is kept."""
     assert os.path.exists(os.path.join(ROOT, "data", "mnist", "train-images-idx3-ubyte")), \
         "no MNIST: run bash tools/fetch_mnist.sh"
     env = dict(os.environ, STEPS="2", BS="8", EVERY="1", EVAL="0", VERIFY="1", OUT=str(tmp_path / "bm.run.json"))
@@ -158,6 +158,6 @@ def test_beautiful_mnist_example_commits_every_step_and_verifies(tmp_path):
     assert "verified (2 steps replayed" in r.stdout, r.stdout
     data = json.load(open(tmp_path / "bm.run.json"))["job"]["data"]
     assert [d["name"] for d in data] == ["train-images-idx3-ubyte", "train-labels-idx1-ubyte"]
-    assert all(not os.path.isabs(d["path"]) for d in data)
+    assert all(os.path.isabs(d["path"]) and os.path.exists(d["path"]) for d in data)
     report = verify.verify_run(tmp_path / "bm.run.json", replay=False)
     assert report["verified"] and report["files_checked"] == 6, report

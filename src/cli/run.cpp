@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "maroon/settings.h"
@@ -117,7 +118,9 @@ verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::Mnis
   if (cfg.shards > 1) j.config["shards"] = std::to_string(cfg.shards);
   for (const char* f : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                         "t10k-labels-idx1-ubyte"}) {
-    std::string path = dir + "/" + f;
+    // Absolute: a record's relative paths are relative to the record, and --data or
+    // MAROON_DATA_DIR may name a directory relative to this one.
+    std::string path = std::filesystem::absolute(dir + "/" + f).lexically_normal().string();
     j.data.push_back({f, path, verify::hex(verify::file_digest(path, "[train] data"))});
   }
   TrainingScope eval(false);  // BatchNorm in training mode would update its statistics

@@ -195,9 +195,6 @@ void Run::begin() {
   std::filesystem::create_directories(checkpoint_dir_for(m.o.record));
   io::check_writable(m.o.record, "[run]");
   m.rec.job = m.job;
-  // Data paths as the caller named them (relative to its working directory) are stored relative to
-  // the record, as checkpoints and outputs are, so `verify` finds them from any directory.
-  for (FileRef& d : m.rec.job.data) d.path = relative_to_record(m.o.record, d.path);
   m.rec.provenance = current_provenance(m.o.command_line);
   m.rec.steps = m.o.steps;
   m.rec.checkpoint_every = m.o.checkpoint_every;
