@@ -157,6 +157,7 @@ void bind_nn(py::module_& m) {
   bind_layers_nn(nnm);
   bind_state(nnm.def_submodule("state", "state dicts and safetensors"));
   bind_optim(nnm.def_submodule("optim", "tinygrad's optimizers"));
+  bind_datasets(nnm.def_submodule("datasets", "the IDX datasets' reader"));
 }
 
 }  // namespace maroon::py_bind

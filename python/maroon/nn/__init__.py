@@ -9,4 +9,4 @@ LayerNorm = _nn.LayerNorm
 GroupNorm = _nn.GroupNorm
 Embedding = _nn.Embedding
 
-from . import optim, state  # noqa: E402,F401
+from . import datasets, optim, state  # noqa: E402,F401
