@@ -9,7 +9,7 @@
 
 namespace maroon::cpu {
 
-bool try_matmul(Node& out, const std::vector<Node*>& chain) {
+bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp) {
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;
   const Node& mul = chain.empty() ? *out.src[0] : *chain.back()->src[0];
   if (mul.realized || mul.op != Op::MUL) return false;
@@ -44,10 +44,15 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
     run_elementwise(*s);
     s->realized = true;
   }
-  MatmulPlan plan;
+  MatmulPlan& plan = *planp;
   if (!plan_matmul(*x.buffer, moved(x), *y.buffer, moved(y), kaxes, out.shape, &plan)) return false;
-  if (plan.split.M * plan.split.N * plan.split.K < 4096 || plan.split.M * plan.split.N == 0 || plan.split.K == 0)
-    return false;  // small: the generic fold will do
+  // small: the generic fold will do
+  return plan.split.M * plan.split.N * plan.split.K >= 4096 && plan.split.M * plan.split.N != 0 && plan.split.K != 0;
+}
+
+bool try_matmul(Node& out, const std::vector<Node*>& chain) {
+  MatmulPlan plan;
+  if (!plan_matmul_node(out, chain, &plan)) return false;
   // Output columns far apart and rows adjacent (conv2d: channels a plane apart, positions along
   // a width): computed transposed, the kernel writes whole output rows in place instead of
   // scattering every element. The transposed B is the old A, packed whole, so only when that is
