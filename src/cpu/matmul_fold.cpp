@@ -157,13 +157,14 @@ bool fold_terms(const Shape& s2, int nb, const ShapeTracker& inner, const std::v
 }
 
 // Folds one unit's outputs from its slab of the tile, into its P outputs at out.
+// (Zeroing each row with a loop, not memset: rows are a few dozen elements.)
 template <class T>
-void fold_unit(const FoldPlan& f, const T* tile, T* out) {
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) void fold_unit(const FoldPlan& f, const T* tile, T* out) {
   const int64_t rows = f.P / f.width;
   const Seg* segs = f.segs.data();
   for (int64_t q = 0; q < rows; ++q) {
     T* acc = out + q * f.width;
-    std::fill(acc, acc + f.width, T(0));
+    for (int64_t x = 0; x < f.width; ++x) acc[x] = T(0);
     for (int64_t r = 0; r < f.R; ++r)
       for (int64_t s = f.seg_begin[q * f.R + r]; s < f.seg_begin[q * f.R + r + 1]; ++s) {
         T* __restrict a = acc + segs[s].x0;
@@ -211,17 +212,18 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     const int64_t i0 = tr * f.gr * f.Mi, j0 = tc * f.gc * f.Ni, m = h1 * f.Mi, n = g1 * f.Ni;
     // The tile's rows and columns: the plan's, at their place in the tile.
     thread_local std::vector<int64_t> rowT, colT;
-    thread_local std::vector<uint64_t> tile, bpack;
+    thread_local std::unique_ptr<uint64_t[]> tile_mem, bpack_mem;
+    thread_local size_t tile_cap = 0, bpack_cap = 0;
     rowT.resize(static_cast<size_t>(m));
     colT.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < m; ++i) rowT[i] = f.cols_fastest ? i * f.ld : i;
     for (int64_t j = 0; j < n; ++j) colT[j] = f.cols_fastest ? j : j * f.ld;
-    tile.resize((static_cast<size_t>(f.gr * f.Mi * f.gc * f.Ni) * sz + 7) / 8);
+    void* const tile = scratch(&tile_mem, &tile_cap, static_cast<size_t>(f.gr * f.Mi * f.gc * f.Ni) * sz);
     static const int64_t zero = 0;
     // Rows adjacent in the tile are computed as the product's columns (y times x: the same
     // products summed in the same order), so the kernel writes whole tile rows in place.
     const bool t = !f.cols_fastest;
-    GemmArgs g{t ? plan.y.data : plan.x.data, t ? plan.x.data : plan.y.data, tile.data(),
+    GemmArgs g{t ? plan.y.data : plan.x.data, t ? plan.x.data : plan.y.data, tile,
                t ? n : m, t ? m : n, plan.split.K,
                t ? plan.kB.data() : plan.kA.data(), t ? plan.kA.data() : plan.kB.data(),
                t ? plan.colB.data() + j0 : plan.rowA.data() + i0, t ? plan.rowA.data() + i0 : plan.colB.data() + j0,
@@ -233,10 +235,10 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     int64_t mr, nr;
     gemm_panel_sizes(d, g.N, &mr, &nr);
     const int64_t panels = (g.N + nr - 1) / nr;
-    bpack.resize((static_cast<size_t>(panels * nr * g.K) * sz + 7) / 8);
+    void* const bpack = scratch(&bpack_mem, &bpack_cap, static_cast<size_t>(panels * nr * g.K) * sz);
     if (mm.rnd != Round::NearestEven) set_hw_round(mm.rnd);
-    gemm_pack_b(d, g, 0, bpack.data(), 0, panels);
-    for (int64_t k = 0; k < g.tasks_m; ++k) gemm_task(d, g, bpack.data(), k);
+    gemm_pack_b(d, g, 0, bpack, 0, panels);
+    for (int64_t k = 0; k < g.tasks_m; ++k) gemm_task(d, g, bpack, k);
     if (mm.rnd != out.rnd) set_hw_round(out.rnd);
     for (int64_t h = 0; h < h1; ++h)
       for (int64_t gi = 0; gi < g1; ++gi) {
@@ -245,10 +247,10 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         for (size_t a = f.row_ext.size(); a-- > 0; ur /= f.row_ext[a]) o += (ur % f.row_ext[a]) * f.row_ostr[a];
         for (size_t a = f.col_ext.size(); a-- > 0; uc /= f.col_ext[a]) o += (uc % f.col_ext[a]) * f.col_ostr[a];
         if (d == DType::Float32)
-          fold_unit(f, reinterpret_cast<const float*>(tile.data()) + f.shift(h, gi),
+          fold_unit(f, static_cast<const float*>(tile) + f.shift(h, gi),
                     reinterpret_cast<float*>(buf->bytes()) + o);
         else
-          fold_unit(f, reinterpret_cast<const double*>(tile.data()) + f.shift(h, gi),
+          fold_unit(f, static_cast<const double*>(tile) + f.shift(h, gi),
                     reinterpret_cast<double*>(buf->bytes()) + o);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);

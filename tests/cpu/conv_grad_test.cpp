@@ -54,6 +54,7 @@ TEST(CpuConvGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
   const std::vector<Conv> convs{
       // beautiful_mnist's layers (batch 1): the input gradients of the three layers that have
       // one, and the first layer's (one input channel) as if its input wanted a gradient too.
+      // The second layer's weight gradient (32 rows, 800 columns) is computed transposed.
       {"mnist layer 1", 1, 1, 32, 28, 28, 5, 5, {1}, {1}, {0}},
       {"mnist layer 2", 1, 32, 32, 24, 24, 5, 5, {1}, {1}, {0}},
       {"mnist layer 3", 1, 32, 64, 10, 10, 3, 3, {1}, {1}, {0}},
