@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "maroon/backend.h"
@@ -62,6 +63,13 @@ struct Clocks {
     return {{clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_THREAD_CPUTIME_ID), clock_s(CLOCK_PROCESS_CPUTIME_ID)}};
   }
 };
+
+// The 1-minute load average (Linux; "?" elsewhere): whether other work shared the cores.
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string l;
+  return f >> l ? l : "?";
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -155,9 +163,10 @@ int main(int argc, char** argv) {
   }
   size_t state_bytes = 0;
   for (auto& [k, t] : verify::capture(bg.binding(), 0, verify::Digest{})) state_bytes += static_cast<size_t>(t.nbytes());
-  std::printf("MNIST %s step, batch %lld, state %.2f MB, %d thread(s), %s, %d rounds of %d steps each (medians)\n",
+  std::printf("MNIST %s step, batch %lld, state %.2f MB, %d thread(s), %s, %d rounds of %d steps each (medians), "
+              "load average %s\n",
               kind.c_str(), static_cast<long long>(batch), static_cast<double>(state_bytes) / 1e6, num_threads(),
-              simd_target().c_str(), rounds, block);
+              simd_target().c_str(), rounds, block, load_average().c_str());
   std::printf("%-32s %-20s %-20s %-20s\n", "per step (ratio to plain)", "   wall", "   main thread CPU", "   process CPU");
   print_row("plain step", s_plain, s_plain);
   print_row("step + commit (background hash)", s_bg, s_plain);
