@@ -98,8 +98,8 @@ struct Run::Impl {
     }
   }
 
-  // The worker's first error, thrown on the loop's thread at its next call (commit, commitments,
-  // finish); every later call throws it again.
+  // The first error of a commit (the worker's, or the inline one's), thrown on the loop's thread
+  // at its next call (commit, commitments, finish); every later call throws it again.
   void rethrow() {
     std::exception_ptr e;
     {
@@ -111,7 +111,12 @@ struct Run::Impl {
 
   void enqueue(Pending p) {
     if (!o.background) {
-      process(p);
+      try {
+        process(p);
+      } catch (...) {
+        error = std::current_exception();  // sticky, as the worker's: the run cannot go on
+        throw;
+      }
       return;
     }
     std::unique_lock<std::mutex> lk(mu);
