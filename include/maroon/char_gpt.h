@@ -79,6 +79,19 @@ struct CharRun {
   std::string loss_digest, sample_digest, weights_digest, inference_digest;
 };
 
+// The run the tests and the determinism battery make, tests/data/char_gpt_digest.txt's
+// (examples/char_gpt.py --tiny --steps 3 --batch 4 --sample 16 [--llama]).
+inline GptConfig tiny_config(bool llama) {
+  GptConfig g;
+  g.block_size = 16, g.dim = 32, g.n_heads = 2, g.n_layers = 2, g.llama = llama;
+  return g;
+}
+inline CharTrainConfig tiny_training(int64_t steps = 3) {
+  CharTrainConfig t;
+  t.steps = steps, t.batch = 4, t.sample_chars = 16;
+  return t;
+}
+
 // Seeds the stream (Tensor::manual_seed), builds the model, trains `steps` Adam steps on
 // windows whose starts Tensor::randint draws, then samples with softmax + multinomial, and
 // digests the logits of the corpus' first window.

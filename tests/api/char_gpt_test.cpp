@@ -22,11 +22,7 @@ using models::CharRun;
 
 // The tests' run: the example's --tiny --steps 3 --batch 4 --sample 16.
 CharRun tiny_run(const models::Corpus& c, bool llama) {
-  models::GptConfig g;
-  g.block_size = 16, g.dim = 32, g.n_heads = 2, g.n_layers = 2, g.llama = llama;
-  models::CharTrainConfig t;
-  t.steps = 3, t.batch = 4, t.sample_chars = 16;
-  return models::train_char_gpt(c, g, t);
+  return models::train_char_gpt(c, models::tiny_config(llama), models::tiny_training());
 }
 
 std::string line_of(const CharRun& r) {

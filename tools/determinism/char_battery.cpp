@@ -19,11 +19,7 @@ bool run_char_battery(Recorder& rec, int steps) {
   std::fflush(stdout);
   for (bool llama : {false, true}) {
     const std::string name = llama ? "char.llama" : "char.gpt2";
-    models::GptConfig g;
-    g.block_size = 16, g.dim = 32, g.n_heads = 2, g.n_layers = 2, g.llama = llama;
-    models::CharTrainConfig t;
-    t.steps = steps, t.batch = 4, t.sample_chars = 16;
-    const models::CharRun r = models::train_char_gpt(corpus, g, t);
+    const models::CharRun r = models::train_char_gpt(corpus, models::tiny_config(llama), models::tiny_training(steps));
     std::vector<uint8_t> loss_bytes;
     for (float f : r.losses) {
       uint32_t u;
