@@ -1,10 +1,11 @@
-// Python values to C++ arguments and back. numpy arrays cross as bytes (one copy in, none extra
-// out); Python scalars become weak Scalars, as tinygrad's literals are.
+// Python values to C++ arguments and back. numpy arrays cross as bytes (one copy each way);
+// Python scalars become weak Scalars, as tinygrad's literals are.
 #include <climits>
 #include <cstring>
 #include <memory>
 
 #include "bind.h"
+#include "maroon/read.h"
 
 namespace maroon::py_bind {
 
@@ -78,11 +79,23 @@ Tensor from_numpy(const py::array& in) {
 py::array to_numpy(const Tensor& t) {
   // bfloat16 has no numpy dtype: it leaves as float32 (exact).
   Tensor x = t.dtype() == DType::BFloat16 ? t.cast(DType::Float32) : t;
-  auto bytes = std::make_unique<std::vector<uint8_t>>(x.bytes());
   std::vector<py::ssize_t> shape(x.shape().begin(), x.shape().end());
-  void* data = bytes->data();
-  py::capsule owner(bytes.release(), [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
-  return py::array(numpy_dtype(x.dtype()), shape, data, owner);
+  const py::dtype dt = numpy_dtype(x.dtype());
+  const size_t nbytes = static_cast<size_t>(x.numel()) * itemsize(x.dtype());
+  // A copy, never a view of the tensor's buffer: Maroon recycles buffers (core/buffer.cpp) and
+  // TinyJit's replays write them again, which a view would see. One copy at memory speed: a
+  // large array's memory comes from the engine's buffer cache (pages already touched; numpy's
+  // fresh pages cost a fault each, ~3x the copy itself here), a small one from numpy.
+  py::array a;
+  if (nbytes >= (size_t{1} << 20)) {
+    auto* mem = new std::shared_ptr<uint8_t>(cached_bytes(nbytes));
+    py::capsule owner(mem, [](void* p) { delete static_cast<std::shared_ptr<uint8_t>*>(p); });
+    a = py::array(dt, shape, mem->get(), owner);
+  } else {
+    a = py::array(dt, shape);
+  }
+  copy_bytes_to(x, a.mutable_data(), nbytes);
+  return a;
 }
 
 Tensor from_python(const py::handle& data, std::optional<DType> dtype) {
