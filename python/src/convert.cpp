@@ -126,10 +126,35 @@ Tensor from_python(const py::handle& data, std::optional<DType> dtype) {
   return t;
 }
 
+namespace {
+
+// numpy's scalar base classes, looked up once (a module attribute per operand cost ~1 us).
+struct NumpyScalars {
+  py::object bool_, integer, floating;
+};
+const NumpyScalars& numpy_scalars() {
+  static auto* s = new NumpyScalars{np().attr("bool_"), np().attr("integer"), np().attr("floating")};
+  return *s;
+}
+
+// The Tensor class object, for an exact type test without pybind11's registry lookup.
+bool is_tensor(const py::handle& o) {
+  static PyObject* type = py::type::of<Tensor>().ptr();
+  return reinterpret_cast<PyObject*>(Py_TYPE(o.ptr())) == type || py::isinstance<Tensor>(o);
+}
+
+}  // namespace
+
 std::optional<Scalar> scalar_of(const py::handle& o) {
-  if (py::isinstance<py::bool_>(o) || py::isinstance(o, np().attr("bool_"))) return Scalar(o.cast<bool>());
-  if (py::isinstance<py::int_>(o) || py::isinstance(o, np().attr("integer"))) return Scalar(int_value(o, "Tensor"));
-  if (py::isinstance<py::float_>(o) || py::isinstance(o, np().attr("floating"))) return Scalar(o.cast<double>());
+  PyObject* p = o.ptr();
+  // Python's own float and int first (exact types: the usual literals); no numpy type is either.
+  if (PyFloat_CheckExact(p)) return Scalar(PyFloat_AS_DOUBLE(p));
+  if (PyLong_CheckExact(p)) return Scalar(int_value(o, "Tensor"));
+  if (is_tensor(o)) return std::nullopt;
+  const NumpyScalars& np_s = numpy_scalars();
+  if (PyBool_Check(p) || py::isinstance(o, np_s.bool_)) return Scalar(o.cast<bool>());
+  if (PyLong_Check(p) || py::isinstance(o, np_s.integer)) return Scalar(int_value(o, "Tensor"));
+  if (PyFloat_Check(p) || py::isinstance(o, np_s.floating)) return Scalar(o.cast<double>());
   return std::nullopt;
 }
 
@@ -140,14 +165,14 @@ Scalar scalar_arg(const py::handle& o, const char* op) {
 }
 
 std::optional<Tensor> tensor_of(const py::handle& o) {
-  if (py::isinstance<Tensor>(o)) return o.cast<Tensor>();
+  if (is_tensor(o)) return o.cast<Tensor>();
   if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o) || py::isinstance<py::array>(o))
     return from_python(o, std::nullopt);
   return std::nullopt;
 }
 
 bool is_operand(const py::handle& o) {
-  return py::isinstance<Tensor>(o) || py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o) ||
+  return is_tensor(o) || py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o) ||
          py::isinstance<py::array>(o) || scalar_of(o).has_value();
 }
 
