@@ -8,3 +8,4 @@
 #include "maroon/primitives.h"
 #include "maroon/nn.h"
 #include "maroon/optim.h"
+#include "maroon/jit.h"

@@ -4,6 +4,7 @@
 
 #include "core/gradient.h"
 #include "core/graph.h"
+#include "core/jit_hooks.h"
 #include "maroon/tensor.h"
 #include "ref/scalar.h"
 #include "maroon/primitives.h"
@@ -133,6 +134,8 @@ Tensor& Tensor::assign(const Tensor& x) {
   if (x.dtype() != dtype())
     throw DTypeError("[assign] cannot assign " + std::string(dtype_name(x.dtype())) + " to " +
                      std::string(dtype_name(dtype())));
+  if (jit_assign_in_place(st_, x)) return *this;
+  jit_note_assign(st_);
   st_->node = x.realized_leaf().node();
   return *this;
 }

@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "core/fpenv.h"
+#include "core/jit_hooks.h"
 #include "math/math.h"
 #include "api/internal.h"
 #include "maroon/tensor.h"
@@ -78,6 +79,7 @@ std::vector<uint32_t> random_words(uint64_t counter, uint64_t num, uint32_t key0
 
 // tinygrad's _next_counter: reserve `num` words, return the counter before the reservation.
 uint64_t next_counter(uint64_t num) {
+  jit_refuse("random numbers");
   RngState& s = rng();
   if (!s.seeded) {
     s.seeded = true;

@@ -45,6 +45,7 @@ std::vector<Node*> schedule(const NodePtr& root) {
 namespace {
 
 thread_local RealizeObserver* g_observer = nullptr;
+thread_local RealizeCapture* g_capture = nullptr;
 
 // Observed realization: one node at a time, each a schedule of its own (so the CPU backend fuses
 // nothing), then the observer. Shared handles come from the consumers' source lists.
@@ -63,11 +64,14 @@ void realize_observed(const NodePtr& root, const std::vector<Node*>& order, Real
 }  // namespace
 
 RealizeObserver* set_realize_observer(RealizeObserver* o) { return std::exchange(g_observer, o); }
+RealizeObserver* realize_observer() { return g_observer; }
+RealizeCapture* set_realize_capture(RealizeCapture* c) { return std::exchange(g_capture, c); }
 
 void realize(const NodePtr& root) {
   std::vector<Node*> order = schedule(root);
   if (order.empty()) return;
   FpEnvGuard env;
+  if (g_capture) return g_capture->run(root, order);
   if (g_observer) return realize_observed(root, order, *g_observer);
   if (backend() == Backend::Cpu) {
     cpu::run(order);

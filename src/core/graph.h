@@ -33,6 +33,10 @@ struct Buffer {
   // Element i's bits, zero-extended.
   uint64_t load(int64_t i) const;
   void store(int64_t i, uint64_t bits);
+  // Exchanges the memory (not the dtype or count, which must match) of two buffers, so that
+  // every node holding either object sees the other's elements: a captured step (core/jit.cpp)
+  // moves state and fresh kernel outputs into the buffers its graph holds without a copy.
+  void swap_memory(Buffer& other);
 
  private:
   uint8_t* mem_;
@@ -104,5 +108,15 @@ class RealizeObserver {
 };
 // Installs `o` (nullptr: none) for this thread; returns the one it replaces.
 RealizeObserver* set_realize_observer(RealizeObserver* o);
+RealizeObserver* realize_observer();
+
+// A step being captured (core/jit.cpp): while one is installed on this thread, realize() hands
+// it each schedule (inside the floating-point environment) to run and record.
+class RealizeCapture {
+ public:
+  virtual ~RealizeCapture() = default;
+  virtual void run(const NodePtr& root, const std::vector<Node*>& order) = 0;
+};
+RealizeCapture* set_realize_capture(RealizeCapture* c);
 
 }  // namespace maroon

@@ -3,6 +3,7 @@
 // threads. Every kernel equals src/ref bit for bit; tests/cpu proves it per op, dtype, shape
 // class, SIMD target and thread count.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "core/graph.h"
@@ -12,5 +13,24 @@ namespace maroon::cpu {
 // Realizes the nodes of `order` (a schedule: sources first). Intermediate elementwise nodes that
 // nothing else needs are fused into their consumer and left unrealized.
 void run(const std::vector<Node*>& order);
+
+// run() in two halves: plan() decides each node's path (fused, materialized, matmul, ...) without
+// computing anything; execute() runs them. A plan stays valid while its nodes' graph does: a
+// captured step (maroon/jit.h) executes one plan again on new data.
+class Plan {
+ public:
+  Plan();
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  friend Plan plan(const std::vector<Node*>& order);
+  friend void execute(const Plan& p);
+};
+Plan plan(const std::vector<Node*>& order);
+void execute(const Plan& p);
 
 }  // namespace maroon::cpu

@@ -172,25 +172,64 @@ bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof) {
 
 }  // namespace
 
-void run(const std::vector<Node*>& order) {
+// What run() does, decided once: per scheduled node, the path it takes. The decisions depend on
+// the graph (consumer counts, handles, which sources end up materialized) and not on the data,
+// so a captured step (core/jit.cpp) replays them without deciding again.
+struct Plan::Impl {
+  enum class Action { Skip, Reduction, Fused, Ref, Elementwise };
+  std::vector<std::pair<Node*, Action>> steps;
+  MatmulChains chains;
+};
+
+Plan::Plan() = default;
+Plan::~Plan() = default;
+Plan::Plan(Plan&&) noexcept = default;
+Plan& Plan::operator=(Plan&&) noexcept = default;
+
+// The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
+// source is realized when its consumer runs, so the sources this plan materializes are marked
+// realized as the walk passes them (and unmarked after: nothing has run yet).
+Plan plan(const std::vector<Node*>& order) {
+  using Action = Plan::Impl::Action;
+  Plan p;
+  p.impl_ = std::make_unique<Plan::Impl>();
   Consumers consumers(order);
-  const MatmulChains chains = find_matmul_chains(order, consumers);
+  p.impl_->chains = find_matmul_chains(order, consumers);
   Profiler prof;
+  std::vector<Node*> marked;
   for (Node* n : order) {
-    if (chains.deferred.count(n)) continue;
-    if (n->op == Op::REDUCE) {
-      run_reduction(*n, chains, prof);
-    } else if (n->op == Op::REDUCE_MULACC) {  // the opt-in fused matmul (gemm_fused.h)
-      prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; });
-    } else if (!is_elementwise(*n)) {
-      ref::execute(*n);  // movement ops are views; constants are one element
-    } else if (fuses_into_consumers(n, consumers, prof)) {
-      continue;
-    } else {
-      prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; });
+    Action a;
+    if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
+    else if (n->op == Op::REDUCE) a = Action::Reduction;
+    else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
+    else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
+    else if (fuses_into_consumers(n, consumers, prof)) a = Action::Skip;
+    else a = Action::Elementwise;
+    p.impl_->steps.push_back({n, a});
+    if (a != Action::Skip && !n->realized) {
+      n->realized = true;
+      marked.push_back(n);
+    }
+  }
+  for (Node* n : marked) n->realized = false;
+  return p;
+}
+
+void execute(const Plan& p) {
+  using Action = Plan::Impl::Action;
+  Profiler prof;
+  for (auto [n, a] : p.impl_->steps) {
+    switch (a) {
+      case Action::Skip: continue;
+      case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;
+      case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
+      case Action::Ref: ref::execute(*n); break;
+      case Action::Elementwise: prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; }); break;
     }
     n->realized = true;
   }
 }
+
+void run(const std::vector<Node*>& order) { execute(plan(order)); }
 
 }  // namespace maroon::cpu

@@ -1,0 +1,73 @@
+// tinygrad's TinyJit: a step function is captured once and then replayed.
+//
+// The first call runs the function as usual. The second runs it while recording every
+// realization: each schedule, the CPU backend's plan for it (what is fused, what gets a buffer,
+// which reductions are matmuls) and every Tensor::assign. Later calls run none of the function:
+// the new inputs' buffers take the captured inputs' place, each state tensor the function
+// assigned (parameters, optimizer moments) feeds its current value in, and the recorded plans
+// run again on the same graph. The bits are the same as calling the function (the kernels are
+// the same; only the deciding and graph building are skipped); tests/api/test_jit.cpp proves it.
+//
+// What a replay cannot reproduce is refused with an Error naming it: inputs whose count, shape
+// or dtype differ from the captured call's, a change of backend, random numbers drawn inside the
+// function (a replay would repeat them), a capture inside a capture or under a trace, and an
+// assign the replay could not feed back (a state assigned from a view or from a tensor the
+// function did not compute). Like tinygrad's, the function's outputs are the captured tensors:
+// each replay overwrites them, and values the function computes outside tensors (a Python
+// float of the loss) are not recomputed.
+#pragma once
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "maroon/tensor.h"
+
+namespace maroon {
+
+struct JitCaptureImpl;  // src/core/jit.cpp
+
+// One captured step: the mechanism under TinyJit (and the Python binding's).
+class JitCapture {
+ public:
+  JitCapture();
+  ~JitCapture();
+  JitCapture(const JitCapture&) = delete;
+  JitCapture& operator=(const JitCapture&) = delete;
+
+  // Realizes `inputs`, then runs `body` recording what it realizes and assigns; realizes the
+  // outputs it returns inside the capture and returns them.
+  std::vector<Tensor> capture(const std::vector<Tensor>& inputs, const std::function<std::vector<Tensor>()>& body);
+  // Runs the captured step on new inputs (same count, shapes and dtypes as captured).
+  void replay(const std::vector<Tensor>& inputs);
+  bool captured() const;
+  // How many schedules and materialized nodes a replay runs (for reports and tests).
+  size_t schedules() const;
+  size_t kernels() const;
+
+ private:
+  std::unique_ptr<JitCaptureImpl> impl_;
+};
+
+// tinygrad's @TinyJit: call 1 runs `fn`, call 2 captures it, later calls replay the capture and
+// return the captured outputs (overwritten by each call).
+class TinyJit {
+ public:
+  using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+  explicit TinyJit(Fn fn);
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs);
+  int64_t calls() const { return calls_; }
+  const JitCapture& capture() const { return *jit_; }
+  // Forgets the capture: the next call runs the function and the one after captures again.
+  void reset();
+
+ private:
+  Fn fn_;
+  int64_t calls_ = 0;
+  std::unique_ptr<JitCapture> jit_;
+  std::vector<Tensor> outputs_;
+};
+
+// Whether a capture is recording on this thread (so code that cannot be replayed can refuse).
+bool jit_capturing();
+
+}  // namespace maroon
