@@ -96,18 +96,7 @@ class Context(contextlib.ContextDecorator):
             Tensor.training = self.saved
 
 
-def TinyJit(fxn=None, **kwargs):  # noqa: N802 (tinygrad's name)
-    """tinygrad's JIT captures kernels to replay them; here a call simply runs the function (the
-    bits are the same either way)."""
-    if fxn is None:
-        return lambda f: TinyJit(f, **kwargs)
-
-    @functools.wraps(fxn)
-    def run(*args, **kw):
-        return fxn(*args, **kw)
-    run.reset = lambda: None
-    return run
-
+from .jit import TinyJit  # noqa: E402 (tinygrad's @TinyJit: capture on the 2nd call, replay after)
 
 function = TinyJit
 

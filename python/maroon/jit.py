@@ -1,0 +1,79 @@
+"""tinygrad's ``@TinyJit``: the first call runs the function, the second captures it (every
+schedule it realizes, the CPU backend's plan for each and every assign), later calls replay the
+capture with the new input tensors' buffers and return the captured outputs. Nothing of the
+function runs on a replay: no graph is built and no kernel is planned again. The bits are the
+same as calling the function (maroon/jit.h, tests/api/jit_test.cpp, python/tests/test_jit.py).
+
+What a replay cannot reproduce raises maroon.Error naming it: a different number, shape or
+dtype of input tensors, a changed non-tensor argument, random numbers drawn inside the function,
+a capture inside a capture. As in tinygrad the outputs are the captured tensors, overwritten by
+each call, and Python values the function computes (``loss.item()``) are not recomputed."""
+import functools
+
+from ._maroon import Error, JitCapture, Tensor
+
+
+def _tensors(obj):
+    """The Tensors in obj (a Tensor, or lists, tuples and dict values of them), in order."""
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _tensors(o)]
+    if isinstance(obj, dict):
+        return [t for k in sorted(obj, key=str) for t in _tensors(obj[k])]
+    return []
+
+
+def _others(args, kwargs):
+    """The non-tensor arguments, which a replay cannot change."""
+    named = [(str(i), a) for i, a in enumerate(args)] + sorted(kwargs.items())
+    return [(k, v) for k, v in named if not _tensors(v)]
+
+
+def _same(a, b):
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):  # an array compares elementwise: only the same object is the same
+        return a is b
+
+
+class TinyJit:
+    def __init__(self, fxn):
+        if not callable(fxn):
+            raise TypeError("TinyJit needs a function")
+        self.fxn = fxn
+        functools.update_wrapper(self, fxn)
+        self.reset()
+
+    def reset(self):
+        """Forget the capture: the next call runs the function, the one after captures again."""
+        self.cnt, self.captured, self._ret, self._others = 0, None, None, None
+
+    def __get__(self, obj, objtype=None):  # a decorated method gets its instance
+        return self if obj is None else functools.partial(self.__call__, obj)
+
+    def __call__(self, *args, **kwargs):
+        inputs = _tensors(list(args) + [kwargs[k] for k in sorted(kwargs)])
+        if self.cnt == 0:
+            ret = self.fxn(*args, **kwargs)
+            for t in _tensors(ret):
+                t.realize()
+            self.cnt = 1
+            return ret
+        if self.cnt == 1:
+            cap, held = JitCapture(), []
+
+            def body():
+                held.append(self.fxn(*args, **kwargs))
+                return _tensors(held[0])
+            cap.capture(inputs, body)
+            self.captured, self._ret, self._others, self.cnt = cap, held[0], _others(args, kwargs), 2
+            return self._ret
+        others = _others(args, kwargs)
+        if len(others) != len(self._others) or any(
+                k != k2 or not _same(v, v2) for (k, v), (k2, v2) in zip(others, self._others)):
+            raise Error(f"[TinyJit] non-tensor arguments {others!r} differ from the captured call's "
+                        f"{self._others!r}: a capture replays them as they were (reset() it, or use another TinyJit)")
+        self.captured.replay(inputs)
+        self.cnt += 1
+        return self._ret
