@@ -9,7 +9,9 @@ usage: python bench/peers/micro.py LIB WORK THREADS
         memcpy    np.copyto of 64 MiB into an array written before (memcpy: the bandwidth the two
                   above are compared with); s per copy
         matmul    float32 N=1024 product from Python, read back as numpy; s per product
-        matmul64  the same at N=64
+        matmul64  the same at N=64 (matmulN: at N, e.g. matmul32, matmul128)
+        matmulNjit  maroon only: the same through TinyJit (the graph built and planned once, then
+                  replayed): what the graph and planning cost is the difference from matmulN
 """
 import os
 import sys
@@ -76,11 +78,17 @@ def main():
     elif work == "memcpy":
         x, y = rng.random(MB64, np.float32), np.zeros(MB64, np.float32)
         print(best(lambda: np.copyto(y, x), 5), "s/copy")
-    elif work in ("matmul", "matmul64"):
-        n = 1024 if work == "matmul" else 64
+    elif work.startswith("matmul"):
+        jit = work.endswith("jit")
+        n = int(work[6:-3 if jit else None] or 1024)
         a, b = (new(rng.uniform(-1, 1, (n, n)).astype(np.float32)) for _ in range(2))
         if lib == "numpy":
             f = lambda: a @ b  # noqa: E731
+        elif jit:
+            if lib != "maroon":
+                sys.exit("matmulNjit is maroon's only")
+            prod = m.TinyJit(lambda x, y: x @ y)
+            f = lambda: prod(a, b).numpy()  # noqa: E731
         else:
             f = lambda: (a @ b).numpy()  # noqa: E731
         print(best(f, 5, 1 if n > 256 else 200), "s/product")

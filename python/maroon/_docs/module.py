@@ -74,6 +74,15 @@ DOCS = {
     "OnnxModel.inputs": "The inputs to supply: (name, dtype name, shape) with None or the symbol for a dynamic size.",
     "OnnxModel.outputs": "The outputs: (name, dtype name, shape), in the order ``run`` returns them.",
     "OnnxModel.opset": "The default ONNX domain's opset the model imports.",
+    "JitCapture": ("One captured step, the mechanism under ``maroon.TinyJit`` (``include/maroon/jit.h``): "
+                   "``capture(inputs, body)`` runs ``body`` recording every schedule, the CPU plan for it and every "
+                   "assign; ``replay(inputs)`` runs them again on new input tensors of the same shapes and dtypes, "
+                   "with the same bits as running ``body``; ``captured``, ``schedules`` and ``kernels`` describe it."),
+    "JitCapture.capture": "Realizes ``inputs``, runs ``body()`` (a list of output Tensors) recording it, realizes and returns the outputs.",
+    "JitCapture.replay": "Runs the captured step on new input tensors (maroon.Error naming what differs when it cannot).",
+    "JitCapture.captured": "Whether a step was captured.",
+    "JitCapture.schedules": "How many schedules (realizations) a replay runs.",
+    "JitCapture.kernels": "How many nodes a replay materializes.",
     "DType": _doc("A Maroon dtype; the names are in ``maroon.dtypes`` (``dtypes.float32``, ...).", [], "",
                   "dtypes.float16.itemsize", "dtypes.int8.is_int()"),
     "Tensor": """
