@@ -38,6 +38,10 @@ def _same(a, b):
 
 
 class TinyJit:
+    """tinygrad's ``@TinyJit``: call 1 runs the function, call 2 captures it, later calls replay the
+    capture on the new input tensors (same shapes, dtypes and non-tensor arguments) and return the
+    captured outputs, with the same bits as calling the function."""
+
     def __init__(self, fxn):
         if not callable(fxn):
             raise TypeError("TinyJit needs a function")
