@@ -23,8 +23,7 @@ struct Mlp {
   models::TrainStep step_fn{model, 1e-3};
   verify::EpochSampler sampler{train.n, 64, 0};
 
-  // The step runs through TinyJit: replayed from the 3rd call, the same bits without rebuilding.
-  explicit Mlp(const data::Split& t) : train(t) { step_fn.set_jit(true); }
+  explicit Mlp(const data::Split& t) : train(t) {}
   float step(int64_t) {
     std::vector<uint32_t> idx = sampler.next();
     std::vector<uint8_t> x(idx.size() * 784), y(idx.size());
