@@ -15,6 +15,12 @@
 // function did not compute). Like tinygrad's, the function's outputs are the captured tensors:
 // each replay overwrites them, and values the function computes outside tensors (a Python
 // float of the loss) are not recomputed.
+//
+// Known limit (why `maroon train` and the examples do not use it yet): a replay exchanges memory
+// between the captured buffers, so a handle to an earlier step's state (a parameter's old node,
+// which verify::Run keeps to hash in the background or to write a checkpoint) sees later bytes.
+// Run's commitments of a jitted loop are then wrong (mnist_cli's verify fails with it). Until the
+// replay copies where a buffer is shared, do not combine TinyJit with verify::Run.
 #pragma once
 #include <functional>
 #include <memory>

@@ -7,7 +7,9 @@ same as calling the function (maroon/jit.h, tests/api/jit_test.cpp, python/tests
 What a replay cannot reproduce raises maroon.Error naming it: a different number, shape or
 dtype of input tensors, a changed non-tensor argument, random numbers drawn inside the function,
 a capture inside a capture. As in tinygrad the outputs are the captured tensors, overwritten by
-each call, and Python values the function computes (``loss.item()``) are not recomputed."""
+each call, and Python values the function computes (``loss.item()``) are not recomputed.
+A replay reuses the captured buffers, so a handle to an earlier step's state sees later bytes:
+do not combine it with maroon.verify.Run, whose commitments keep such handles (maroon/jit.h)."""
 import functools
 
 from ._maroon import Error, JitCapture, Tensor
