@@ -218,8 +218,10 @@ Plan plan(const std::vector<Node*>& order) {
 void execute(const Plan& p) {
   using Action = Plan::Impl::Action;
   Profiler prof;
-  for (auto [n, a] : p.impl_->steps) {
-    switch (a) {
+  for (const auto& step : p.impl_->steps) {
+    // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
+    Node* const n = step.first;
+    switch (step.second) {
       case Action::Skip: continue;
       case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
