@@ -5,22 +5,23 @@
 // which reductions are matmuls) and every Tensor::assign. Later calls run none of the function:
 // the new inputs' buffers take the captured inputs' place, each state tensor the function
 // assigned (parameters, optimizer moments) feeds its current value in, and the recorded plans
-// run again on the same graph. The bits are the same as calling the function (the kernels are
-// the same; only the deciding and graph building are skipped); tests/api/test_jit.cpp proves it.
+// run again. The bits are the same as calling the function (the kernels are the same; only the
+// deciding and graph building are skipped); tests/api/jit_test.cpp proves it.
+//
+// A replay changes nothing that anybody holds: the capture runs its plans on a private copy of
+// the recorded graph, every kernel writes memory it has just allocated, and the states, the
+// tensors the step left on its nodes (a parameter's .grad) and the returned outputs are moved
+// to new leaves over the new values. A tensor returned by an earlier call, an earlier input, or
+// an earlier step's state held elsewhere (verify::Run's commitments hash and checkpoint them in
+// the background) keeps the bytes it had.
 //
 // What a replay cannot reproduce is refused with an Error naming it: inputs whose count, shape
 // or dtype differ from the captured call's, a change of backend, random numbers drawn inside the
 // function (a replay would repeat them), a capture inside a capture or under a trace, and an
 // assign the replay could not feed back (a state assigned from a view or from a tensor the
-// function did not compute). Like tinygrad's, the function's outputs are the captured tensors:
-// each replay overwrites them, and values the function computes outside tensors (a Python
-// float of the loss) are not recomputed.
-//
-// Known limit (why `maroon train` and the examples do not use it yet): a replay exchanges memory
-// between the captured buffers, so a handle to an earlier step's state (a parameter's old node,
-// which verify::Run keeps to hash in the background or to write a checkpoint) sees later bytes.
-// Run's commitments of a jitted loop are then wrong (mnist_cli's verify fails with it). Until the
-// replay copies where a buffer is shared, do not combine TinyJit with verify::Run.
+// function did not compute). Values the function computes outside tensors (a Python float of
+// the loss), and tensors it stores somewhere other than an existing tensor's value or .grad
+// without returning them, are not recomputed.
 #pragma once
 #include <functional>
 #include <memory>
@@ -43,8 +44,9 @@ class JitCapture {
   // Realizes `inputs`, then runs `body` recording what it realizes and assigns; realizes the
   // outputs it returns inside the capture and returns them.
   std::vector<Tensor> capture(const std::vector<Tensor>& inputs, const std::function<std::vector<Tensor>()>& body);
-  // Runs the captured step on new inputs (same count, shapes and dtypes as captured).
-  void replay(const std::vector<Tensor>& inputs);
+  // Runs the captured step on new inputs (same count, shapes and dtypes as captured) and returns
+  // its outputs as new tensors.
+  std::vector<Tensor> replay(const std::vector<Tensor>& inputs);
   bool captured() const;
   // How many schedules and materialized nodes a replay runs (for reports and tests).
   size_t schedules() const;
@@ -55,7 +57,7 @@ class JitCapture {
 };
 
 // tinygrad's @TinyJit: call 1 runs `fn`, call 2 captures it, later calls replay the capture and
-// return the captured outputs (overwritten by each call).
+// return its outputs (new tensors each call: unlike tinygrad's, earlier outputs stay valid).
 class TinyJit {
  public:
   using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
@@ -70,7 +72,6 @@ class TinyJit {
   Fn fn_;
   int64_t calls_ = 0;
   std::unique_ptr<JitCapture> jit_;
-  std::vector<Tensor> outputs_;
 };
 
 // Whether a capture is recording on this thread (so code that cannot be replayed can refuse).

@@ -1,16 +1,19 @@
 """tinygrad's ``@TinyJit``: the first call runs the function, the second captures it (every
 schedule it realizes, the CPU backend's plan for each and every assign), later calls replay the
-capture with the new input tensors' buffers and return the captured outputs. Nothing of the
+capture with the new input tensors' buffers and return its outputs as new tensors. Nothing of the
 function runs on a replay: no graph is built and no kernel is planned again. The bits are the
 same as calling the function (maroon/jit.h, tests/api/jit_test.cpp, python/tests/test_jit.py).
 
+A replay changes nothing anybody holds: outputs of earlier calls, earlier inputs and earlier
+values of the states (maroon.verify.Run's commitments hash and checkpoint them) keep their bytes;
+the states and a parameter's ``.grad`` move on to the new values.
+
 What a replay cannot reproduce raises maroon.Error naming it: a different number, shape or
 dtype of input tensors, a changed non-tensor argument, random numbers drawn inside the function,
-a capture inside a capture. As in tinygrad the outputs are the captured tensors, overwritten by
-each call, and Python values the function computes (``loss.item()``) are not recomputed.
-A replay reuses the captured buffers, so a handle to an earlier step's state sees later bytes:
-do not combine it with maroon.verify.Run, whose commitments keep such handles (maroon/jit.h)."""
+a capture inside a capture. Python values the function computes (``loss.item()``) are not
+recomputed."""
 import functools
+import itertools
 
 from ._maroon import Error, JitCapture, Tensor
 
@@ -24,6 +27,23 @@ def _tensors(obj):
     if isinstance(obj, dict):
         return [t for k in sorted(obj, key=str) for t in _tensors(obj[k])]
     return []
+
+
+_SLOT = object()  # where an output tensor goes in the kept structure of the outputs
+
+
+def _rebuild(obj, new):
+    """obj with its Tensors (or _SLOTs) replaced, in _tensors' order, by the next ones of the
+    iterator new."""
+    if isinstance(obj, Tensor) or obj is _SLOT:
+        return next(new)
+    if isinstance(obj, (list, tuple)):
+        items = [_rebuild(o, new) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        done = {k: _rebuild(obj[k], new) for k in sorted(obj, key=str)}
+        return type(obj)((k, done[k]) for k in obj)
+    return obj
 
 
 def _others(args, kwargs):
@@ -41,8 +61,8 @@ def _same(a, b):
 
 class TinyJit:
     """tinygrad's ``@TinyJit``: call 1 runs the function, call 2 captures it, later calls replay the
-    capture on the new input tensors (same shapes, dtypes and non-tensor arguments) and return the
-    captured outputs, with the same bits as calling the function."""
+    capture on the new input tensors (same shapes, dtypes and non-tensor arguments) and return its
+    outputs as new tensors, with the same bits as calling the function."""
 
     def __init__(self, fxn):
         if not callable(fxn):
@@ -73,13 +93,15 @@ class TinyJit:
                 held.append(self.fxn(*args, **kwargs))
                 return _tensors(held[0])
             cap.capture(inputs, body)
-            self.captured, self._ret, self._others, self.cnt = cap, held[0], _others(args, kwargs), 2
-            return self._ret
+            # The structure without the tensors, which would keep the captured graph alive.
+            self._ret = _rebuild(held[0], itertools.repeat(_SLOT))
+            self.captured, self._others, self.cnt = cap, _others(args, kwargs), 2
+            return held[0]
         others = _others(args, kwargs)
         if len(others) != len(self._others) or any(
                 k != k2 or not _same(v, v2) for (k, v), (k2, v2) in zip(others, self._others)):
             raise Error(f"[TinyJit] non-tensor arguments {others!r} differ from the captured call's "
                         f"{self._others!r}: a capture replays them as they were (reset() it, or use another TinyJit)")
-        self.captured.replay(inputs)
+        outputs = self.captured.replay(inputs)
         self.cnt += 1
-        return self._ret
+        return _rebuild(self._ret, iter(outputs))

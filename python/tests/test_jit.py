@@ -64,3 +64,80 @@ def test_tinyjit_refuses_what_it_cannot_replay():
     noisy(a)
     with pytest.raises(maroon._maroon.Error, match="cannot capture random numbers"):
         noisy(a)
+
+
+def test_a_replay_changes_nothing_an_earlier_call_left():
+    """Outputs of earlier calls (in the returned structure), their inputs and earlier weights held
+    through a detached view keep their bytes; a parameter's .grad follows every call."""
+    Tensor.manual_seed(5)
+    l1 = nn.Linear(12, 5)
+    opt = Adam(get_parameters([l1]), lr=0.01)
+
+    @TinyJit
+    def step(x, y):
+        with Context(TRAINING=1):
+            opt.zero_grad()
+            out = l1(x)
+            loss = out.sparse_categorical_crossentropy(y).backward()
+            opt.step()
+        return {"loss": loss, "pair": (out.sum(), 7)}
+    held, grads = [], []
+    for x, y in batches(5, 8):
+        xt = Tensor(x)
+        ret = step(xt, Tensor(y))
+        assert ret["pair"][1] == 7
+        for t in (ret["loss"], ret["pair"][0], xt, l1.weight.detach(), opt.m[0].detach()):
+            held.append((t, t.numpy().tobytes()))
+        grads.append(l1.weight.grad.numpy().tobytes())
+    assert step.cnt == 5
+    for i, (t, b) in enumerate(held):
+        assert t.numpy().tobytes() == b, f"held tensor {i} changed"
+
+    Tensor.manual_seed(5)
+    p1 = nn.Linear(12, 5)
+    popt = Adam(get_parameters([p1]), lr=0.01)
+    for k, (x, y) in enumerate(batches(5, 8)):
+        with Context(TRAINING=1):
+            popt.zero_grad()
+            p1(Tensor(x)).sparse_categorical_crossentropy(Tensor(y)).backward()
+            popt.step()
+        assert p1.weight.grad.numpy().tobytes() == grads[k], f".grad after call {k}"
+
+
+def test_jitted_loop_under_verify_run_verifies(tmp_path):
+    """A Python loop through TinyJit committed by verify.Run (background hashing, checkpoints):
+    the same commitments as without the JIT, and the record verifies by replay."""
+    data = batches(6, 8)
+
+    def job():
+        Tensor.manual_seed(5)
+        l1, l2 = nn.Linear(12, 24), nn.Linear(24, 5)
+        return l1, l2, Adam(get_parameters([l1, l2]), lr=0.01)
+
+    def runner(l1, l2, opt, jit):
+        def step(x, y):
+            with Context(TRAINING=1):
+                opt.zero_grad()
+                loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y).backward()
+                opt.step()
+            return loss
+        step = TinyJit(step) if jit else step
+        return lambda k: step(Tensor(data[k - 1][0]), Tensor(data[k - 1][1]))
+
+    class Model:
+        def __init__(self, l1, l2):
+            self.l1, self.l2 = l1, l2
+
+    commitments = []
+    for jit in (False, True):
+        l1, l2, opt = job()
+        run = maroon.verify.Run(tmp_path / f"{jit}.run.json", Model(l1, l2), opt, steps=6, checkpoint_every=2,
+                                job={"name": "jit-test"})
+        run.train(runner(l1, l2, opt, jit))
+        commitments.append(run.commitments())
+    assert commitments[0] == commitments[1]
+    for jit in (False, True):
+        l1, l2, opt = job()
+        prog = maroon.verify.program(Model(l1, l2), opt, runner(l1, l2, opt, jit))
+        rep = maroon.verify.verify_run(tmp_path / "True.run.json", prog)
+        assert rep["verified"], rep

@@ -44,6 +44,8 @@ Registry& registry() {
 
 }  // namespace
 
+std::vector<std::shared_ptr<TensorState>> live_tensor_states() { return registry().live(); }
+
 Tensor::Tensor(std::shared_ptr<Node> node) : st_(std::make_shared<TensorState>()) {
   st_->node = std::move(node);
   registry().add(st_);

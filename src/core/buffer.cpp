@@ -3,11 +3,9 @@
 #include <map>
 #include <mutex>
 #include <new>
-#include <utility>
 #include <vector>
 
 #include "core/graph.h"
-#include "maroon/error.h"
 
 namespace maroon {
 
@@ -69,11 +67,5 @@ Buffer::Buffer(DType d, int64_t n)
 }
 
 Buffer::~Buffer() { Cache::get().give(mem_, capacity_); }
-
-void Buffer::swap_memory(Buffer& other) {
-  if (other.dtype != dtype || other.count != count) throw Error("[Buffer] swap_memory between buffers of different sizes");
-  std::swap(mem_, other.mem_);
-  std::swap(capacity_, other.capacity_);
-}
 
 }  // namespace maroon

@@ -33,10 +33,6 @@ struct Buffer {
   // Element i's bits, zero-extended.
   uint64_t load(int64_t i) const;
   void store(int64_t i, uint64_t bits);
-  // Exchanges the memory (not the dtype or count, which must match) of two buffers, so that
-  // every node holding either object sees the other's elements: a captured step (core/jit.cpp)
-  // moves state and fresh kernel outputs into the buffers its graph holds without a copy.
-  void swap_memory(Buffer& other);
 
  private:
   uint8_t* mem_;

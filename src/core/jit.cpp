@@ -41,35 +41,72 @@ std::string describe(const Tensor& t) {
 
 }  // namespace
 
-// One realize() of the captured call: its root keeps the graph alive, and `buffers` holds the
-// buffer object each materialized node had, which replays keep (nodes outside, such as an
-// assign's leaf, share those objects).
+// One realize() of the captured call. After the capture, `root` and `order` are the capture's
+// private copy of the nodes (see privatize()) and `plan` names them.
 struct Recorded {
   NodePtr root;
   std::vector<Node*> order;
   cpu::Plan plan;  // empty for the reference backend, which runs each node
-  std::vector<std::shared_ptr<Buffer>> buffers;  // per order entry; null where not materialized
+  size_t kernels = 0;  // materialized nodes that are not views
 };
 
 // A state tensor the call assigned: `before` is the node it had when first assigned (the graph
-// reads it), `after` the node it was left with (a leaf on a buffer the call computed).
+// reads it, through the private copy `read`), `after` the node it was left with (a leaf on the
+// buffer of the computed node whose copy is `from`, through `view`). `given` is the leaf the last
+// call left the state on.
 struct StateChange {
   std::shared_ptr<TensorState> state;
   NodePtr before, after;
+  Node* read = nullptr;
+  Node* from = nullptr;
+  ShapeTracker view;
+  NodePtr given;
 };
 
+// A live tensor left on a node the step computed (a parameter's .grad): each replay moves it
+// to a leaf on the new value, as long as nobody moved it elsewhere since.
+struct Follower {
+  std::weak_ptr<TensorState> state;
+  Node* from;
+  NodePtr given;
+};
+
+// Where a replay finds one of the step's outputs: a node of the private copy (seen through its
+// own view, or through `view`), or, for an output the step did not compute or read, the node.
+struct Output {
+  Node* from = nullptr;
+  bool own_view = true;
+  ShapeTracker view;
+  NodePtr fixed;
+};
+
+// How this works without changing anything anybody else holds: after the capture the recorded
+// graph is copied into nodes only the capture can see, each node the step read but did not
+// compute (an input, a state's first value, a parameter) becoming a private leaf. A replay points
+// those leaves at the new inputs' and states' buffers and runs the plans on the copy: every
+// kernel writes a buffer it has just allocated, and no buffer or node that existed before the
+// replay is written or rebound. A handle to an earlier step's tensor (verify::Run's commitments,
+// an output the caller kept, the input tensors) keeps its bytes.
 struct JitCaptureImpl : RealizeCapture {
-  std::vector<NodePtr> inputs;
+  std::vector<NodePtr> inputs;     // the captured call's inputs
+  std::vector<Node*> input_reads;  // their private copies
   std::vector<Recorded> realizes;
   std::vector<StateChange> states;
   std::unordered_map<const TensorState*, size_t> state_index;
+  std::vector<Follower> followers;
+  std::vector<Output> outputs;
+  std::vector<NodePtr> owned;  // the private nodes that are not in a recorded order's root graph
+  // The leaves the step reads that are not inputs or states, with their private copies: an
+  // assign to a tensor on one of them (outside a step) repoints the copy (jit_assign_in_place).
+  std::vector<std::pair<NodePtr, Node*>> leaves;
+  // Leaves the step made itself over a buffer it computed or was given (a state's new value,
+  // which realized_leaf() wraps and later schedules read), each with the private node that holds
+  // that buffer on a replay: refresh_aliases() points the leaf at it.
+  std::vector<std::pair<Node*, Node*>> aliases;
   Backend backend = Backend::Cpu;
   bool done = false;
-  std::vector<const Node*> leaves;  // registered in read_leaves()
-  std::string stale;                // why a replay can no longer run, if it cannot
 
   ~JitCaptureImpl() override;
-  void register_leaves();
 
   void run(const NodePtr& root, const std::vector<Node*>& order) override {
     Recorded r;
@@ -83,7 +120,6 @@ struct JitCaptureImpl : RealizeCapture {
         n->realized = true;
       }
     }
-    for (Node* n : order) r.buffers.push_back(n->realized ? n->buffer : nullptr);
     r.root = root;
     realizes.push_back(std::move(r));
   }
@@ -91,13 +127,25 @@ struct JitCaptureImpl : RealizeCapture {
   void note_assign(const std::shared_ptr<TensorState>& st) {
     if (state_index.count(st.get())) return;
     state_index[st.get()] = states.size();
-    states.push_back({st, st->node, nullptr});
+    StateChange s;
+    s.state = st;
+    s.before = st->node;
+    states.push_back(std::move(s));
   }
 
   void validate_states();
+  void privatize(const std::vector<Tensor>& out);
+  void follow(const std::vector<Tensor>& out, const std::unordered_map<const Node*, NodePtr>& copy,
+              const std::unordered_set<const Node*>& computed);
+  void register_leaves();
+  void rebind_leaf(const Node* old, const NodePtr& now);
   void feed_inputs(const std::vector<Tensor>& in);
   void feed_states();
   void run_recorded(Recorded& r);
+  void refresh_aliases() {
+    for (auto& [leaf, holder] : aliases) leaf->buffer = holder->buffer;
+  }
+  std::vector<Tensor> leave_states_and_outputs();
 };
 
 namespace {
@@ -108,8 +156,8 @@ bool is_view(const Node& n) { return op_info(n.op).kind == OpKind::Movement; }
 std::unordered_set<const Buffer*> written(const std::vector<Recorded>& rs) {
   std::unordered_set<const Buffer*> out;
   for (const Recorded& r : rs)
-    for (size_t i = 0; i < r.order.size(); ++i)
-      if (r.buffers[i] && !is_view(*r.order[i])) out.insert(r.buffers[i].get());
+    for (Node* n : r.order)
+      if (n->realized && n->buffer && !is_view(*n)) out.insert(n->buffer.get());
   return out;
 }
 
@@ -117,11 +165,35 @@ bool plain(const Node& n) {
   return n.realized && n.buffer && n.view.is_contiguous() && n.buffer->count == numel(n.shape);
 }
 
+// A realized leaf that reads `buffer` through `view`: what a state or an output is left on.
+NodePtr leaf_on(const Node& like, std::shared_ptr<Buffer> buffer, const ShapeTracker& view) {
+  auto n = make_node(Op::BUFFER, like.dtype, like.shape, {});
+  n->buffer = std::move(buffer);
+  n->view = view;
+  n->realized = true;
+  return n;
+}
+
+// Points a private leaf at `value`'s elements: its buffer when it is a whole one (no copy),
+// else a contiguous copy, so the leaf reads the way the captured one did.
+void bind(Node& leaf, const NodePtr& value) {
+  if (plain(*value)) {
+    leaf.buffer = value->buffer;
+    leaf.view = value->view;
+    return;
+  }
+  std::vector<uint8_t> b = Tensor(value).bytes();  // any view, row-major
+  auto buf = std::make_shared<Buffer>(leaf.dtype, numel(leaf.shape));
+  std::memcpy(buf->bytes(), b.data(), b.size());
+  leaf.buffer = std::move(buf);
+  leaf.view = ShapeTracker::contiguous(leaf.shape);
+}
+
 }  // namespace
 
-// A replay feeds each state's current value into the buffer its `before` node reads and leaves
-// the state on `after`, whose buffer the replay rewrites: both must be whole buffers of their
-// own, `after`'s written by the call and `before`'s only read by it.
+// A replay feeds each state's current value to the copy of its `before` node and leaves the
+// state on a leaf over the copy of the node it was assigned: `after` must be a whole buffer the
+// call wrote and `before` one it only read.
 void JitCaptureImpl::validate_states() {
   std::unordered_set<const Buffer*> w = written(realizes), seen;
   for (const NodePtr& i : inputs) seen.insert(i->buffer.get());
@@ -140,6 +212,130 @@ void JitCaptureImpl::validate_states() {
   }
 }
 
+// Copies the recorded graph into private nodes (see JitCaptureImpl) and points the plans at them.
+// The original roots stay alive until the end, so no node address in `copy` is reused meanwhile.
+void JitCaptureImpl::privatize(const std::vector<Tensor>& out) {
+  std::unordered_map<const Node*, NodePtr> copy;
+  std::unordered_set<const Node*> computed;
+  std::unordered_map<const Buffer*, const Node*> holder;  // the node each buffer the step reads is from
+  for (const NodePtr& i : inputs)
+    if (plain(*i)) holder.emplace(i->buffer.get(), i.get());
+  for (const StateChange& s : states) holder.emplace(s.before->buffer.get(), s.before.get());
+  for (const Recorded& r : realizes)
+    for (const Node* n : r.order)
+      if (n->realized && n->buffer && !is_view(*n)) holder.emplace(n->buffer.get(), n);
+  std::vector<std::pair<NodePtr, const Node*>> alias;  // a private leaf and its buffer's node
+  std::vector<std::pair<NodePtr, Node*>> read;  // the other leaves, in the order first read
+  std::vector<NodePtr> originals;
+  auto leaf = [&](const NodePtr& n) {
+    NodePtr& c = copy[n.get()];
+    if (!c) {
+      if (!n->realized) throw Error("[TinyJit] internal: the step reads a node it neither computed nor realized");
+      c = leaf_on(*n, n->buffer, n->view);
+      owned.push_back(c);
+      auto h = holder.find(n->buffer.get());
+      if (h != holder.end() && h->second != n.get()) alias.push_back({c, h->second});
+      else read.push_back({n, c.get()});
+    }
+    return c;
+  };
+  for (const NodePtr& i : inputs) input_reads.push_back(leaf(i).get());
+  for (StateChange& s : states) s.read = leaf(s.before).get();
+  size_t own = read.size();
+  for (Recorded& r : realizes) {
+    std::unordered_map<const Node*, Node*> to;
+    for (Node*& n : r.order) {
+      if (computed.insert(n).second) {
+        auto c = std::make_shared<Node>();
+        c->op = n->op, c->dtype = n->dtype, c->shape = n->shape, c->rnd = n->rnd, c->arg = n->arg;
+        for (const NodePtr& s : n->src) c->src.push_back(computed.count(s.get()) ? copy.at(s.get()) : leaf(s));
+        c->realized = n->realized, c->buffer = n->buffer, c->view = n->view;
+        r.kernels += n->realized && n->buffer && !is_view(*n);
+        copy[n] = c;
+        owned.push_back(c);
+      }
+      to[n] = copy.at(n).get();
+      n = to[n];
+    }
+    if (backend == Backend::Cpu) r.plan.remap(to);
+    originals.push_back(r.root);
+    r.root = copy.at(r.root.get());
+  }
+  for (auto& [c, h] : alias) aliases.push_back({c.get(), copy.at(h).get()});
+  leaves.assign(read.begin() + static_cast<std::ptrdiff_t>(own), read.end());
+  follow(out, copy, computed);
+}
+
+// The outputs, the assigned states and the live tensors the step left on its nodes, in terms
+// of the private copy.
+void JitCaptureImpl::follow(const std::vector<Tensor>& out, const std::unordered_map<const Node*, NodePtr>& copy,
+                            const std::unordered_set<const Node*>& computed) {
+  std::unordered_map<const Buffer*, Node*> by_buffer;  // a computed node's copy by its buffer
+  for (const Recorded& r : realizes)
+    for (Node* c : r.order)
+      if (c->realized && c->buffer && !is_view(*c)) by_buffer[c->buffer.get()] = c;
+  std::unordered_map<const Node*, const StateChange*> after;
+  for (StateChange& s : states) {
+    s.from = by_buffer.at(s.after->buffer.get());  // validate_states() made sure it is there
+    s.view = s.after->view;
+    s.given = s.after;
+    after[s.after.get()] = &s;
+  }
+  std::unordered_set<const TensorState*> returned;
+  for (const Tensor& t : out) {
+    returned.insert(t.state().get());
+    Output o;
+    auto c = copy.find(t.node().get());
+    auto a = after.find(t.node().get());
+    if (c != copy.end()) o.from = c->second.get();
+    else if (a != after.end()) o.from = a->second->from, o.own_view = false, o.view = a->second->view;
+    else o.fixed = t.node();
+    outputs.push_back(o);
+  }
+  for (const std::shared_ptr<TensorState>& st : live_tensor_states()) {
+    if (returned.count(st.get()) || state_index.count(st.get()) || !st->node || !st->node->realized) continue;
+    if (computed.count(st->node.get())) followers.push_back({st, copy.at(st->node.get()).get(), st->node});
+  }
+}
+
+// Registers the leaves the step reads (parameters, the learning rate) so that an assign to a
+// tensor on one of them outside a step repoints the private copy (jit_assign_in_place).
+void JitCaptureImpl::register_leaves() {
+  ReadLeaves& rl = read_leaves();
+  std::lock_guard lock(rl.mu);
+  for (const auto& l : leaves) rl.readers[l.first.get()].push_back(this);
+  rl.size = rl.readers.size();
+}
+
+// Called with read_leaves().mu held: a tensor on the leaf `old` was assigned `now`.
+void JitCaptureImpl::rebind_leaf(const Node* old, const NodePtr& now) {
+  ReadLeaves& rl = read_leaves();
+  for (auto& l : leaves) {
+    if (l.first.get() != old) continue;
+    bind(*l.second, now);
+    l.first = now;
+    rl.readers[now.get()].push_back(this);
+  }
+  auto it = rl.readers.find(old);
+  if (it != rl.readers.end()) {
+    std::erase(it->second, this);
+    if (it->second.empty()) rl.readers.erase(it);
+  }
+  rl.size = rl.readers.size();
+}
+
+JitCaptureImpl::~JitCaptureImpl() {
+  ReadLeaves& rl = read_leaves();
+  std::lock_guard lock(rl.mu);
+  for (const auto& l : leaves) {
+    auto it = rl.readers.find(l.first.get());
+    if (it == rl.readers.end()) continue;
+    std::erase(it->second, this);
+    if (it->second.empty()) rl.readers.erase(it);
+  }
+  rl.size = rl.readers.size();
+}
+
 void JitCaptureImpl::feed_inputs(const std::vector<Tensor>& in) {
   if (in.size() != inputs.size())
     throw Error("[TinyJit] called with " + std::to_string(in.size()) + " input tensors, the captured call had " +
@@ -153,34 +349,32 @@ void JitCaptureImpl::feed_inputs(const std::vector<Tensor>& in) {
   }
   for (size_t i = 0; i < in.size(); ++i) {
     maroon::realize(in[i].node());
-    inputs[i]->buffer = in[i].node()->buffer;
-    inputs[i]->view = in[i].node()->view;
+    input_reads[i]->buffer = in[i].node()->buffer;
+    input_reads[i]->view = in[i].node()->view;
   }
 }
 
-// The state's current value goes where the graph reads it: the `after` buffer holds it when
-// nothing reassigned the state since the last call (an exchange, no copy), else it is copied.
+// Each state's current value is what the graph reads: the leaf the last call left it on (no
+// copy), or whatever the caller assigned it since.
 void JitCaptureImpl::feed_states() {
   for (StateChange& s : states) {
-    NodePtr cur = s.state->node;
-    if (cur == s.after) {
-      s.before->buffer->swap_memory(*s.after->buffer);
-      continue;
-    }
+    const NodePtr& cur = s.state->node;
     if (cur->shape != s.before->shape || cur->dtype != s.before->dtype)
       throw Error("[TinyJit] a tensor the step assigns was reassigned outside it to a value of " +
                   shape_str(cur->shape) + " " + std::string(dtype_name(cur->dtype)) + ", not the captured " +
                   shape_str(s.before->shape) + " " + std::string(dtype_name(s.before->dtype)));
-    std::vector<uint8_t> b = Tensor(cur).bytes();  // any view, row-major
-    std::memcpy(s.before->buffer->bytes(), b.data(), b.size());
+    maroon::realize(cur);
+    bind(*s.read, cur);
   }
 }
 
-// Runs one recorded schedule again: every node starts unrealized as it was then, the plan runs,
-// and each output's fresh memory moves into the buffer object the capture gave it (an exchange).
-// A view's node reads its source's buffer object, which has moved already (or is an input's).
+// Runs one recorded schedule again on the private copy: every node starts unrealized and
+// without a buffer, so each kernel writes memory it has just allocated.
 void JitCaptureImpl::run_recorded(Recorded& r) {
-  for (Node* n : r.order) n->realized = false;
+  for (Node* n : r.order) {
+    n->realized = false;
+    n->buffer.reset();
+  }
   if (backend == Backend::Cpu) {
     cpu::execute(r.plan);
   } else {
@@ -189,49 +383,29 @@ void JitCaptureImpl::run_recorded(Recorded& r) {
       n->realized = true;
     }
   }
-  std::unordered_set<const Buffer*> moved;
-  for (size_t i = 0; i < r.order.size(); ++i) {
-    Node& n = *r.order[i];
-    const std::shared_ptr<Buffer>& keep = r.buffers[i];
-    if (n.realized && is_view(n)) {
-      n.buffer = n.src[0]->buffer;
-      continue;
-    }
-    if (!keep || n.buffer == keep) continue;
-    if (moved.insert(keep.get()).second) keep->swap_memory(*n.buffer);
-    n.buffer = keep;
-  }
+  refresh_aliases();
 }
 
-// Every realized node a recorded schedule reads that no recorded schedule computes, less the
-// inputs and the assigned states' first values (a replay feeds those itself).
-void JitCaptureImpl::register_leaves() {
-  std::unordered_set<const Node*> computed, own;
-  for (const Recorded& r : realizes) computed.insert(r.order.begin(), r.order.end());
-  for (const NodePtr& i : inputs) own.insert(i.get());
-  for (const StateChange& s : states) own.insert(s.before.get());
-  std::unordered_set<const Node*> seen;
-  for (const Recorded& r : realizes)
-    for (const Node* n : r.order)
-      for (const NodePtr& src : n->src)
-        if (!computed.count(src.get()) && !own.count(src.get()) && seen.insert(src.get()).second)
-          leaves.push_back(src.get());
-  ReadLeaves& rl = read_leaves();
-  std::lock_guard lock(rl.mu);
-  for (const Node* l : leaves) rl.readers[l].push_back(this);
-  rl.size = rl.readers.size();
-}
-
-JitCaptureImpl::~JitCaptureImpl() {
-  ReadLeaves& rl = read_leaves();
-  std::lock_guard lock(rl.mu);
-  for (const Node* l : leaves) {
-    auto it = rl.readers.find(l);
-    if (it == rl.readers.end()) continue;
-    std::erase(it->second, this);
-    if (it->second.empty()) rl.readers.erase(it);
+// Leaves each assigned state and each followed tensor on a new leaf over this call's value, and
+// returns the outputs as new tensors: what earlier calls returned or left keeps its bytes.
+std::vector<Tensor> JitCaptureImpl::leave_states_and_outputs() {
+  for (StateChange& s : states) {
+    s.given = leaf_on(*s.from, s.from->buffer, s.view);
+    s.state->node = s.given;
   }
-  rl.size = rl.readers.size();
+  std::erase_if(followers, [](Follower& f) {
+    std::shared_ptr<TensorState> st = f.state.lock();
+    if (!st || st->node != f.given || !f.from->realized) return true;  // gone, or moved by its owner
+    f.given = leaf_on(*f.from, f.from->buffer, f.from->view);
+    st->node = f.given;
+    return false;
+  });
+  std::vector<Tensor> out;
+  for (const Output& o : outputs) {
+    if (o.fixed) out.emplace_back(o.fixed);
+    else out.emplace_back(leaf_on(*o.from, o.from->buffer, o.own_view ? o.from->view : o.view));
+  }
+  return out;
 }
 
 JitCapture::JitCapture() : impl_(std::make_unique<JitCaptureImpl>()) {}
@@ -240,8 +414,7 @@ bool JitCapture::captured() const { return impl_->done; }
 size_t JitCapture::schedules() const { return impl_->realizes.size(); }
 size_t JitCapture::kernels() const {
   size_t k = 0;
-  for (const Recorded& r : impl_->realizes)
-    for (size_t i = 0; i < r.order.size(); ++i) k += r.buffers[i] && !is_view(*r.order[i]);
+  for (const Recorded& r : impl_->realizes) k += r.kernels;
   return k;
 }
 
@@ -281,14 +454,14 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
     for (Tensor& t : out) t.realize();
   }
   impl_->validate_states();
+  impl_->privatize(out);
   impl_->register_leaves();
   impl_->done = true;
   return out;
 }
 
-void JitCapture::replay(const std::vector<Tensor>& inputs) {
+std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
   if (!impl_->done) throw Error("[TinyJit] replay before a capture");
-  if (!impl_->stale.empty()) throw Error("[TinyJit] cannot replay: " + impl_->stale);
   check_can_run("replay a step");
   if (backend() != impl_->backend)
     throw Error("[TinyJit] the step was captured on the " + std::string(impl_->backend == Backend::Cpu ? "cpu" : "ref") +
@@ -296,8 +469,9 @@ void JitCapture::replay(const std::vector<Tensor>& inputs) {
   impl_->feed_inputs(inputs);
   FpEnvGuard env;
   impl_->feed_states();
+  impl_->refresh_aliases();
   for (Recorded& r : impl_->realizes) impl_->run_recorded(r);
-  for (StateChange& s : impl_->states) s.state->node = s.after;
+  return impl_->leave_states_and_outputs();
 }
 
 bool jit_capturing() { return g_capturing != nullptr; }
@@ -306,21 +480,23 @@ void jit_note_assign(const std::shared_ptr<TensorState>& st) {
   if (g_capturing) g_capturing->note_assign(st);
 }
 
+// An assign outside a step to a tensor a capture reads as a leaf: the capture's copy of the leaf
+// reads the new value from the next replay on (the assign itself is the usual one).
 bool jit_assign_in_place(const std::shared_ptr<TensorState>& st, const Tensor& x) {
   ReadLeaves& rl = read_leaves();
   if (rl.size == 0 || g_capturing) return false;
-  std::unique_lock lock(rl.mu);
-  auto it = rl.readers.find(st->node.get());
-  if (it == rl.readers.end()) return false;
-  Node& leaf = *st->node;
-  if (!plain(leaf)) {
-    for (JitCaptureImpl* j : it->second)
-      j->stale = "a tensor of " + shape_str(leaf.shape) + " the step reads (a view, not a whole buffer) was reassigned";
-    return false;
+  {
+    std::lock_guard lock(rl.mu);
+    if (!rl.readers.count(st->node.get())) return false;
   }
-  lock.unlock();
-  std::vector<uint8_t> b = x.bytes();
-  std::memcpy(leaf.buffer->bytes(), b.data(), b.size());
+  NodePtr now = x.realized_leaf().node();
+  std::lock_guard lock(rl.mu);
+  auto it = rl.readers.find(st->node.get());
+  if (it != rl.readers.end()) {
+    std::vector<JitCaptureImpl*> readers = it->second;
+    for (JitCaptureImpl* j : readers) j->rebind_leaf(st->node.get(), now);
+  }
+  st->node = now;
   return true;
 }
 
@@ -345,21 +521,18 @@ std::vector<Tensor> TinyJit::operator()(const std::vector<Tensor>& inputs) {
   }
   if (calls_ == 2) {
     try {
-      outputs_ = jit_->capture(inputs, [&] { return fn_(inputs); });
+      return jit_->capture(inputs, [&] { return fn_(inputs); });
     } catch (...) {
       reset();
       throw;
     }
-    return outputs_;
   }
-  jit_->replay(inputs);
-  return outputs_;
+  return jit_->replay(inputs);
 }
 
 void TinyJit::reset() {
   calls_ = 0;
   jit_ = std::make_unique<JitCapture>();
-  outputs_.clear();
 }
 
 }  // namespace maroon

@@ -4,6 +4,7 @@
 // class, SIMD target and thread count.
 #pragma once
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "core/graph.h"
@@ -23,6 +24,9 @@ class Plan {
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
+  // Points the plan at other nodes: each node n it names becomes to.at(n), a copy of n with the
+  // same sources (a captured step runs its plans on a private copy of the graph).
+  void remap(const std::unordered_map<const Node*, Node*>& to);
   struct Impl;
 
  private:

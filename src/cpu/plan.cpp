@@ -186,6 +186,26 @@ Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
+void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
+  auto node = [&](const Node* n) { return to.at(n); };
+  auto nodes = [&](std::vector<Node*>& v) {
+    for (Node*& n : v) n = node(n);
+  };
+  for (auto& step : impl_->steps) step.first = node(step.first);
+  MatmulChains& old = impl_->chains;
+  MatmulChains now;
+  for (auto& [n, chain] : old.chain) {
+    nodes(chain);
+    now.chain[node(n)] = std::move(chain);
+  }
+  for (auto& [n, f] : old.fold) {
+    nodes(f.first);
+    now.fold[node(n)] = {std::move(f.first), node(f.second)};
+  }
+  for (const Node* n : old.deferred) now.deferred.insert(node(n));
+  old = std::move(now);
+}
+
 // The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
 // source is realized when its consumer runs, so the sources this plan materializes are marked
 // realized as the walk passes them (and unmarked after: nothing has run yet).

@@ -79,7 +79,9 @@ DOCS = {
                    "assign; ``replay(inputs)`` runs them again on new input tensors of the same shapes and dtypes, "
                    "with the same bits as running ``body``; ``captured``, ``schedules`` and ``kernels`` describe it."),
     "JitCapture.capture": "Realizes ``inputs``, runs ``body()`` (a list of output Tensors) recording it, realizes and returns the outputs.",
-    "JitCapture.replay": "Runs the captured step on new input tensors (maroon.Error naming what differs when it cannot).",
+    "JitCapture.replay": ("Runs the captured step on new input tensors and returns its outputs as new Tensors "
+                          "(maroon.Error naming what differs when it cannot); what an earlier call returned or left "
+                          "keeps its bytes."),
     "JitCapture.captured": "Whether a step was captured.",
     "JitCapture.schedules": "How many schedules (realizations) a replay runs.",
     "JitCapture.kernels": "How many nodes a replay materializes.",
