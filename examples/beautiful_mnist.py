@@ -7,14 +7,15 @@ on every machine. Then it verifies the record by replaying every step.
     STEPS=5 BS=32 VERIFY=1 .venv/bin/python examples/beautiful_mnist.py
 Environment: STEPS, BS, EVERY (checkpoint interval), OUT (the record), DATA (the IDX directory),
 RESUME=1 (continue an interrupted run from its newest checkpoint), VERIFY=1 (replay it after),
-EVAL=0 (skip the test-set accuracy).
+EVAL=0 (skip the test-set accuracy), JIT=0 (run the step function every step instead of TinyJit's
+replay: the same bits, slower).
 """
 import os
 import sys
 
 import numpy as np
 
-from maroon import Context, Tensor, getenv, nn, verify
+from maroon import Context, Tensor, TinyJit, getenv, nn, verify
 from maroon.nn.optim import Adam
 from maroon.nn.state import get_parameters, get_state_dict, safe_save
 
@@ -52,15 +53,20 @@ def make_step(model, opt, X_train, Y_train, bs):
     """tinygrad's train_step. The batch is drawn with Tensor.randint, as there (so the random stream
     is part of the committed state), and gathered with numpy: X_train[samples] on a Tensor is a
     one-hot matmul over all 60000 images, which tinygrad fuses and Maroon's CPU backend would
-    materialize. k, the step's number, is unused (a perturbed program would use it)."""
-    def train_step(k):
+    materialize. The model and optimizer part runs through TinyJit (JIT=0: without), which replays
+    it from the 3rd step with the same bits; the draw stays outside it (a replay would repeat it).
+    k, the step's number, is unused (a perturbed program would use it)."""
+    def step(x, y):
         with Context(TRAINING=1):
             opt.zero_grad()
-            samples = Tensor.randint(bs, high=X_train.shape[0]).numpy()
-            x, y = Tensor(X_train[samples]).float() / 255, Tensor(Y_train[samples])
             loss = model(x).sparse_categorical_crossentropy(y).backward()
             opt.step()
         return loss
+    step = TinyJit(step) if getenv("JIT", 1) else step
+
+    def train_step(k):
+        samples = Tensor.randint(bs, high=X_train.shape[0]).numpy()
+        return step(Tensor(X_train[samples]).float() / 255, Tensor(Y_train[samples]))
     return train_step
 
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "maroon/jit.h"
 #include "maroon/nn.h"
 #include "maroon/optim.h"
 #include "maroon/tensor.h"
@@ -80,12 +81,18 @@ struct StepResult {
 class TrainStep {
  public:
   explicit TrainStep(MnistModel& model, double lr = 1e-3);
+  ~TrainStep();
   StepResult operator()(const Tensor& x, const Tensor& y);
   optim::Adam& optimizer() { return opt_; }
+  // Through TinyJit (maroon/jit.h): the same bits, without building the graph or planning its
+  // kernels again each step. Off by default (a traced or bisected step must run the function).
+  void set_jit(bool on);
 
  private:
+  std::vector<Tensor> run(const Tensor& x, const Tensor& y);  // {loss, correct count}
   MnistModel& model_;
   optim::Adam opt_;
+  std::unique_ptr<TinyJit> jit_;
 };
 
 // One shard of a data-parallel step (maroon/dist.h, docs/dist.md): the sum (not the mean) of the

@@ -45,6 +45,7 @@ class MnistProgram {
   int64_t shards() const { return cfg_.shards; }
   models::StepResult step(int64_t k);  // step k (1-based)
   models::MnistModel& model() { return *model_; }
+  void set_jit(bool on) { step_->set_jit(on); }  // models::TrainStep::set_jit
   verify::StateBinding binding();
   verify::Program program();
 

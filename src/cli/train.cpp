@@ -22,7 +22,7 @@ struct TrainOptions {
   std::string task = "mnist", dataset, model = "mlp", out, resume_from, perturb;
   int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 0, log_every = 50, shards = 1;
   double lr = 1e-3, lr_decay = 0.5, timeout = 600;
-  bool no_eval = false, resume = false;
+  bool no_eval = false, resume = false, no_jit = false;
   DataOptions data;
 };
 
@@ -158,6 +158,7 @@ int train_ranks(const TrainOptions& o, const Context& ctx, const RunConfig& cfg,
                     all[0] + ")");
   }
   MnistProgram prog(cfg, ds.train, o.perturb, comm, o.timeout);
+  prog.set_jit(!o.no_jit);  // the one-process step (data parallel steps run without it)
   std::optional<verify::Run> run;
   if (rank == 0) {
     verify::RunOptions ro;
@@ -228,6 +229,8 @@ Runner declare(CLI::App& app) {
   app.add_option("--lr-decay", o->lr_decay, "the learning rate's factor per epoch, in (0, 1]")
       ->check(positive_number(1e9))
       ->capture_default_str();
+  app.add_flag("--no-jit", o->no_jit,
+               "run every step's function instead of replaying the step TinyJit captured (same bits, slower)");
   app.add_option("--steps", o->steps, "stop after K steps (0: every step of every epoch)")
       ->check(integer_at_least(0))
       ->type_name("K");

@@ -8,8 +8,14 @@
 namespace maroon::models {
 
 TrainStep::TrainStep(MnistModel& model, double lr) : model_(model), opt_(model.parameters(), lr) {}
+TrainStep::~TrainStep() = default;
 
-StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
+void TrainStep::set_jit(bool on) {
+  if (!on) jit_.reset();
+  else if (!jit_) jit_ = std::make_unique<TinyJit>([this](const std::vector<Tensor>& in) { return run(in[0], in[1]); });
+}
+
+std::vector<Tensor> TrainStep::run(const Tensor& x, const Tensor& y) {
   TrainingScope training;
   opt_.zero_grad();
   // The logits handle stays alive, so the update's graph materializes them and the accuracy
@@ -18,10 +24,15 @@ StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
   Tensor loss = logits.sparse_categorical_crossentropy(y);
   loss.backward();
   opt_.step();
+  return {loss, (logits.argmax(1) == y).sum()};
+}
+
+StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
+  std::vector<Tensor> out = jit_ ? (*jit_)({x, y}) : run(x, y);
   StepResult r;
-  std::vector<float> l = loss.to_vector<float>();
+  std::vector<float> l = out[0].to_vector<float>();
   r.loss = l.at(0);
-  r.correct = static_cast<int64_t>((logits.argmax(1) == y).sum().item());
+  r.correct = static_cast<int64_t>(out[1].item());
   return r;
 }
 
