@@ -77,8 +77,14 @@ Tensor from_numpy(const py::array& in) {
 
 py::array to_numpy(const Tensor& t) {
   // bfloat16 has no numpy dtype: it leaves as float32 (exact).
-  Tensor x = t.dtype() == DType::BFloat16 ? t.cast(DType::Float32) : t;
-  auto bytes = std::make_unique<std::vector<uint8_t>>(x.bytes());
+  // A handle of its own on the node: another Python thread may assign() to `t` while the graph
+  // runs without the GIL.
+  Tensor x(t.dtype() == DType::BFloat16 ? t.cast(DType::Float32).node() : t.node());
+  std::unique_ptr<std::vector<uint8_t>> bytes;
+  {
+    py::gil_scoped_release release;  // other Python threads run while this graph does
+    bytes = std::make_unique<std::vector<uint8_t>>(x.bytes());
+  }
   std::vector<py::ssize_t> shape(x.shape().begin(), x.shape().end());
   void* data = bytes->data();
   py::capsule owner(bytes.release(), [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });

@@ -1,13 +1,27 @@
 // The `_maroon` extension: pybind11 bindings over the C++ API, with no second implementation in
 // Python. Maroon's exceptions arrive as the built-in exceptions Python users expect:
-// ShapeError and FormatError as ValueError, DTypeError as TypeError, IndexError as IndexError.
+// ShapeError and FormatError as ValueError, DTypeError as TypeError, IndexError as IndexError,
+// MemoryError (a buffer over MAROON_MAX_ALLOC_BYTES) as MemoryError.
 #include "bind.h"
 #include "maroon/backend.h"
+#include "maroon/interrupt.h"
 #include "maroon/settings.h"
 #include "maroon/version.h"
 
 namespace py = pybind11;
 using namespace maroon;
+
+namespace {
+
+// Polled by realize() between kernels (core/interrupt.h): runs Python's signal handlers, so
+// Ctrl-C raises KeyboardInterrupt out of a long computation (the GIL is released meanwhile).
+void check_python_signals() {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_maroon, m) {
   m.doc() = "Maroon: a deterministic tensor engine (tinygrad's Tensor API, same bits everywhere)";
@@ -19,6 +33,8 @@ PYBIND11_MODULE(_maroon, m) {
   py::register_exception<FormatError>(m, "FormatError", PyExc_ValueError);
   py::register_exception<DTypeError>(m, "DTypeError", PyExc_TypeError);
   py::register_exception<IndexError>(m, "IndexError", PyExc_IndexError);
+  py::register_exception<MemoryError>(m, "MemoryError", PyExc_MemoryError);
+  set_interrupt_check(&check_python_signals);
 
   py::enum_<DType> dt(m, "DType");
   for (DType d : kConcreteDTypes) dt.value(std::string(dtype_name(d)).c_str(), d);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/checked.h"
 #include "core/graph.h"
 #include "maroon/primitives.h"
 #include "ref/scalar.h"
@@ -54,9 +55,8 @@ uint64_t scalar_bits(const Scalar& s, DType d) {
 
 Tensor Tensor::from_bytes(const void* data, size_t nbytes, const Shape& shape, DType dtype) {
   if (is_weak(dtype)) dtype = concrete(dtype);
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("[from_bytes] negative dimension in shape " + shape_str(shape));
-  size_t want = static_cast<size_t>(maroon::numel(shape)) * itemsize(dtype);
+  check_shape("from_bytes", shape, dtype);
+  uint64_t want = static_cast<uint64_t>(maroon::numel(shape)) * itemsize(dtype);  // checked just above
   if (nbytes != want)
     throw ShapeError("[from_bytes] " + std::to_string(nbytes) + " bytes given, shape " +
                      shape_str(shape) + " of " + std::string(dtype_name(dtype)) + " needs " +
@@ -70,9 +70,8 @@ Tensor Tensor::from_bytes(const void* data, size_t nbytes, const Shape& shape, D
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("[full] negative dimension in shape " + shape_str(shape));
   dtype = concrete(dtype);
+  check_shape("full", shape, dtype);
   Arg arg;
   arg.bits = scalar_bits(value, dtype);
   return Tensor(make_node(Op::CONST, dtype, shape, {}, arg));
@@ -98,6 +97,9 @@ std::vector<uint64_t> Tensor::bits() const {
   maroon::realize(node());
   const Node& n = *node();
   std::vector<uint64_t> out;
+  // Reading holds every element as 64 bits: a huge view (an expand) must not exhaust memory.
+  check_alloc("read", static_cast<uint64_t>(numel()), sizeof(uint64_t),
+              "the elements of shape " + shape_str(n.shape) + " as 64-bit values");
   out.reserve(static_cast<size_t>(numel()));
   if (numel() == 0) return out;
   std::vector<int64_t> idx(n.shape.size(), 0);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/interrupt.h"
 #include "cpu/cpu.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
@@ -119,12 +120,20 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
 // scheduled consumer, no movement op on it, and no handle outside this graph. A single op over
 // realized leaves (x * w broadcast for conv2d: often the largest tensor in the graph) is
 // recomputed inside each consumer rather than written out: recomputing one op costs less than
-// the memory traffic.
-bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof) {
+// the memory traffic. A fused kernel keeps a tile per value, so its size is capped: a chain of a
+// million `x + 1` becomes kernels of at most kMaxFusedOps ops (materializing never changes a bit).
+constexpr int kMaxFusedOps = 256;
+
+bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof,
+                          std::unordered_map<const Node*, int>& fused_ops) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
+  int ops = 1;  // ops in the kernel n would be part of
+  for (const NodePtr& s : n->src)
+    if (auto f = fused_ops.find(s.get()); f != fused_ops.end()) ops += f->second;
   bool fuse = n != c.root && c.other[n] == 0 && c.use_count[n] <= c.refs[n] &&
-              c.fusable[n] == c.refs[n] && (c.refs[n] == 1 || one_op);
+              c.fusable[n] == c.refs[n] && (c.refs[n] == 1 || one_op) && ops < kMaxFusedOps;
+  if (fuse) fused_ops[n] = ops;
   if (prof.on() && !fuse && n != c.root)
     std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
                  std::string(op_name(n->op)).c_str(), c.refs[n], c.fusable[n], c.other[n],
@@ -139,15 +148,18 @@ void run(const std::vector<Node*>& order) {
   Consumers consumers(order);
   const MatmulChains chains = find_matmul_chains(order, consumers);
   Profiler prof;
+  std::unordered_map<const Node*, int> fused_ops;  // ops in the kernel a fused node is part of
   for (Node* n : order) {
     if (chains.deferred.count(n)) continue;
+    poll_interrupt();  // Ctrl-C from Python lands between kernels (and between tasks in them)
+    ExecScope scope(n);
     if (n->op == Op::REDUCE) {
       run_reduction(*n, chains, prof);
     } else if (n->op == Op::REDUCE_MULACC) {  // the opt-in fused matmul (gemm_fused.h)
       prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; });
     } else if (!is_elementwise(*n)) {
       ref::execute(*n);  // movement ops are views; constants are one element
-    } else if (fuses_into_consumers(n, consumers, prof)) {
+    } else if (fuses_into_consumers(n, consumers, prof, fused_ops)) {
       continue;
     } else {
       prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; });
