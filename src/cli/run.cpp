@@ -29,7 +29,10 @@ int64_t steps_of(const RunConfig& cfg, const data::Split& train) {
   if (cfg.epochs <= 0) throw Error("[train] epochs must be positive, got " + std::to_string(cfg.epochs));
   if (!(cfg.lr > 0) || !(cfg.lr_decay > 0) || cfg.lr_decay > 1)
     throw Error("[train] lr must be positive and lr decay in (0, 1]");
-  int64_t total = train.n / cfg.batch * cfg.epochs;
+  int64_t total = 0;
+  if (__builtin_mul_overflow(train.n / cfg.batch, cfg.epochs, &total))
+    throw Error("[train] " + std::to_string(cfg.epochs) + " epochs of " + std::to_string(train.n / cfg.batch) +
+                " steps is more steps than fit in 64 bits");
   return cfg.max_steps > 0 && cfg.max_steps < total ? cfg.max_steps : total;
 }
 

@@ -1,0 +1,124 @@
+// Writes the seed corpora of the fuzz harnesses (fuzz/corpus/<format>/) with Maroon's own
+// writers, so every seed is a valid file the harness takes past the first checks:
+//   build/fuzz/maroon-fuzz-corpus fuzz/corpus
+// The seeds are committed; rerun this only when a format changes. Findings (crashes) are added
+// to the same directories by hand, named crash-<what>, and replayed by ctest (fuzz_replay_*).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "lagoon/lagoon.hpp"
+#include "maroon/maroon.h"
+#include "maroon/safetensors.h"
+#include "maroon/verify.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace maroon;
+
+void put(const fs::path& dir, const std::string& name, const std::string& bytes) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << bytes;
+}
+
+std::string be32(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+
+void idx(const fs::path& d) {
+  // MNIST's layout: 3 dims of ubyte images, 1 dim of labels; then int16, float32, float64.
+  std::string img = std::string("\0\0\x08\x03", 4) + be32(2) + be32(3) + be32(3);
+  for (int i = 0; i < 18; ++i) img += static_cast<char>(i * 13);
+  put(d, "ubyte-2x3x3", img);
+  put(d, "labels-4", std::string("\0\0\x08\x01", 4) + be32(4) + std::string("\x01\x07\x00\x09", 4));
+  put(d, "int16-2x2", std::string("\0\0\x0b\x02", 4) + be32(2) + be32(2) + std::string("\x80\x00\x7f\xff\x00\x01\xff\xff", 8));
+  put(d, "float32-3", std::string("\0\0\x0d\x01", 4) + be32(3) + std::string("\x3f\x80\x00\x00\x7f\xc0\x00\x00\x80\x00\x00\x01", 12));
+  put(d, "float64-1", std::string("\0\0\x0e\x01", 4) + be32(1) + std::string("\x40\x09\x21\xfb\x54\x44\x2d\x18", 8));
+  put(d, "empty-0x5", std::string("\0\0\x09\x02", 4) + be32(0) + be32(5));
+}
+
+void safetensors(const fs::path& d) {
+  nn::StateDict sd{{"l1.weight", Tensor::arange(Scalar(0.0), Scalar(6.0), Scalar(1.0)).reshape({2, 3})},
+                   {"l1.bias", Tensor::full({2}, 0.5, DType::Float32)}};
+  put(d, "mlp", nn::safe_save_bytes(sd));
+  put(d, "mlp-metadata", nn::safe_save_bytes(sd, {{"format", "pt"}, {"note", "caf\xc3\xa9"}}));
+  nn::StateDict types{{"b", Tensor::full({3}, true, DType::Bool)},     {"i8", Tensor::full({2}, -3, DType::Int8)},
+                      {"u16", Tensor::full({1}, 7, DType::UInt16)},   {"f16", Tensor::full({2, 1}, 1.5, DType::Float16)},
+                      {"bf16", Tensor::full({1}, 2.0, DType::BFloat16)}, {"i64", Tensor::full({}, -1, DType::Int64)},
+                      {"f64", Tensor::full({1, 1, 1}, 0.1, DType::Float64)}, {"empty", Tensor::zeros({0, 4})}};
+  put(d, "dtypes", nn::safe_save_bytes(types));
+  put(d, "no-tensors", nn::safe_save_bytes({}));
+  put(d, "mlp-checksum", nn::safe_save_bytes(sd, {}, /*checksum=*/true));
+}
+
+void json(const fs::path& d) {
+  put(d, "object", R"({"a": 1, "b": [true, false, null], "c": {"d": "e\u00e9\ud83d\ude00\n"}, "f": -1.5e-7})");
+  put(d, "nested", "[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]");
+  put(d, "string-escapes", R"(["\"\\\/\b\f\n\r\t", "\u0000", ""])");
+}
+
+// Run records as verify::write_record writes them (maroon-run/3): a complete one with
+// checkpoints, losses and outputs, and a partial one (an interrupted run) without losses.
+void records(const fs::path& d) {
+  fs::create_directories(d);
+  auto digest = [](char c) { return verify::parse_digest(std::string(64, c), "[corpus]"); };
+  verify::RunRecord r;
+  r.job.name = "mnist-mlp";
+  r.job.config = {{"dataset", "mnist"}, {"model", "mlp"}, {"epochs", "1"}, {"batch", "64"},
+                  {"seed", "0"},        {"steps", "3"},   {"lr", "0.001"}, {"lr_decay", "0.5"}};
+  r.job.data = {{"train-images-idx3-ubyte", "/data/train-images-idx3-ubyte", std::string(64, 'a')}};
+  r.job.arch_sha256 = std::string(64, 'c');
+  r.provenance = {"0.1.0", "0000000", std::string(64, 'd'), "gcc", "Release", "avx2", "cpu", "maroon train", 2};
+  r.steps = 3;
+  r.checkpoint_every = 2;
+  r.states = {digest('0'), digest('1'), digest('2'), digest('3')};
+  r.checkpoints = {{0, "a.ckpt/0.safetensors"}, {2, "a.ckpt/2.safetensors"}};
+  r.losses = {2.3f, 2.25f, 2.0f};
+  r.outputs = {{"weights", "a.safetensors", std::string(64, 'b')}};
+  r.claims = {{"test_accuracy", "11.35"}};
+  verify::write_record(r, (d / "v3-complete").string());
+  r.states.resize(2);
+  r.checkpoints.resize(1);
+  r.losses = {};
+  r.outputs = {};
+  r.claims = {};
+  verify::write_record(r, (d / "v3-partial").string());
+}
+
+void nouns(const fs::path& d) {
+  using namespace maroon::lagoon;
+  auto save = [&](const std::string& name, const Noun& n) {
+    std::vector<uint8_t> b = jam(n);
+    put(d, name, std::string(b.begin(), b.end()));
+  };
+  save("atom-0", *Noun::make_atom(uint64_t{0}));
+  save("atom-big", *Noun::make_atom(0x0123456789abcdefull));
+  NounP a = Noun::make_atom(uint64_t{42});
+  save("cell-shared", *Noun::make_cell(Noun::make_cell(a, a), Noun::make_cell(a, a)));  // backreferences
+  NounP list = Noun::make_atom(uint64_t{0});
+  for (uint64_t i = 0; i < 64; ++i) list = Noun::make_cell(Noun::make_atom(i), list);
+  save("list-64", *list);
+  Meta f16{{6}, 4, Kind::I754}, u8{{2, 2}, 3, Kind::Uint}, i32{{3}, 5, Kind::Int2};
+  save("ray-f16", *ray_to_noun(iota(f16).ref()));
+  save("ray-u8", *ray_to_noun(ones(u8).ref()));
+  save("ray-i32", *ray_to_noun(iota(i32).ref()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+    return 2;
+  }
+  fs::path root = argv[1];
+  idx(root / "idx");
+  safetensors(root / "safetensors");
+  json(root / "json");
+  nouns(root / "noun");
+  records(root / "record");
+  return 0;
+}
