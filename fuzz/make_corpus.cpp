@@ -11,6 +11,7 @@
 
 #include "lagoon/lagoon.hpp"
 #include "maroon/maroon.h"
+#include "maroon/npy.h"
 #include "maroon/safetensors.h"
 #include "maroon/verify.h"
 
@@ -52,6 +53,20 @@ void safetensors(const fs::path& d) {
   put(d, "dtypes", nn::safe_save_bytes(types));
   put(d, "no-tensors", nn::safe_save_bytes({}));
   put(d, "mlp-checksum", nn::safe_save_bytes(sd, {}, /*checksum=*/true));
+}
+
+// .npy files as numpy.save writes them (version 1.0), and one big-endian version 2.0 file.
+void npy(const fs::path& d) {
+  put(d, "uint8-2x3", data::npy_bytes({DType::UInt8, {2, 3}, {1, 2, 3, 4, 5, 6}}));
+  put(d, "float32-2", data::npy_bytes({DType::Float32, {2}, {0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f}}));
+  put(d, "bool-scalar", data::npy_bytes({DType::Bool, {}, {1}}));
+  put(d, "int64-0x3", data::npy_bytes({DType::Int64, {0, 3}, {}}));
+  std::string h = "{'descr': '>i2', 'fortran_order': False, 'shape': (2,), }";
+  h.append(64 - 12 - h.size() - 1, ' ');
+  h += '\n';
+  std::string v2 = std::string("\x93NUMPY\x02\x00", 8);
+  for (int k = 0; k < 4; ++k) v2 += static_cast<char>(h.size() >> (8 * k));
+  put(d, "int16-big-endian-v2", v2 + h + std::string("\x01\x02\xff\xfe", 4));
 }
 
 void json(const fs::path& d) {
@@ -118,6 +133,7 @@ int main(int argc, char** argv) {
   idx(root / "idx");
   safetensors(root / "safetensors");
   json(root / "json");
+  npy(root / "npy");
   nouns(root / "noun");
   records(root / "record");
   return 0;
