@@ -62,7 +62,7 @@ void npy(const fs::path& d) {
   put(d, "bool-scalar", data::npy_bytes({DType::Bool, {}, {1}}));
   put(d, "int64-0x3", data::npy_bytes({DType::Int64, {0, 3}, {}}));
   std::string h = "{'descr': '>i2', 'fortran_order': False, 'shape': (2,), }";
-  h.append(64 - 12 - h.size() - 1, ' ');
+  h.append(63 - (12 + h.size()) % 64, ' ');  // magic, version and length: 12 bytes; total % 64 == 0
   h += '\n';
   std::string v2 = std::string("\x93NUMPY\x02\x00", 8);
   for (int k = 0; k < 4; ++k) v2 += static_cast<char>(h.size() >> (8 * k));
