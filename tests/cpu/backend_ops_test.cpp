@@ -8,6 +8,7 @@
 #include "maroon/backend.h"
 #include "util.h"
 #include "maroon/primitives.h"
+#include "maroon/settings.h"
 
 namespace maroon::test {
 namespace {
@@ -26,8 +27,8 @@ std::vector<uint64_t> near_one(Gen& g, size_t n, sf::Format f = sf::kF32) {
 // the weakest and the best (tools/ci_safety.sh, where ASan makes the full sweep too slow).
 std::vector<std::string> targets_to_test() {
   std::vector<std::string> all = available_simd_targets();
-  const char* e = std::getenv("MAROON_TEST_SIMD_TARGETS");
-  if (e && std::string(e) == "ends" && all.size() > 2) return {all.front(), all.back()};
+  if (setting(SettingId::MAROON_TEST_SIMD_TARGETS) == std::optional<std::string>("ends") && all.size() > 2)
+    return {all.front(), all.back()};
   return all;
 }
 
