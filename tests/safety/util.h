@@ -12,21 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace maroon::test {
+#include "../expect_error.h"
 
-template <class E, class F>
-void expect_error(F f, const std::vector<std::string>& must_contain) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning " << must_contain.at(0);
-  } catch (const E& e) {
-    std::string msg = e.what();
-    for (const auto& s : must_contain)
-      EXPECT_NE(msg.find(s), std::string::npos) << "message '" << msg << "' lacks '" << s << "'";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+namespace maroon::test {
 
 // Runs `body` on a thread whose stack is `stack_bytes`, rethrowing what it throws. A recursion
 // per graph node would overflow 256 KiB after a few thousand nodes.
