@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# The sanitizer and fuzzing stage of CI (docs/reliability.md), called by tools/test.sh:
+# Sanitizer builds and fuzzing (docs/reliability.md).
 #
-#  1. build-asan: clang-19 at -O1 with ASan + UBSan (-fno-sanitize-recover=all: the first
-#     finding fails) and libFuzzer's coverage. Builds the core, API (nn included), CPU, Lagoon,
-#     MNIST (safetensors, IDX, models), IO and safety test binaries, the `maroon` command and the
-#     fuzzers, then runs those tests (the slowest comparisons with PyTorch and the MPFR sweeps are
-#     left to the ordinary build: see SKIP below), the CLI test, and each fuzzer for
-#     MAROON_FUZZ_SECONDS (default 20) from its seed corpus.
-#  2. build-tsan: clang-19 at -O1 with TSan, Highway's baseline target only; builds the safety
-#     tests and runs the thread pool and multi-threaded API tests in them.
+#   bash tools/ci_safety.sh          # CI's stage (tools/test.sh): sized to the 25-minute CI budget
+#   bash tools/ci_safety.sh --full   # every suite under the sanitizers: for developers, not CI
 #
-# Longer fuzzing for developers: bash tools/fuzz.sh [SECONDS_PER_FUZZER]. MAROON_SAFETY_JOBS
-# (default: the CPU count) sets the build's parallelism.
+# 1. build-asan: clang-19 at -O1 with ASan + UBSan (-fno-sanitize-recover=all: the first finding
+#    fails) and libFuzzer's coverage; for CI Highway's baseline SIMD target only (compiling every
+#    target would double the stage), with --full (in build-asan-full) every target. CI runs the
+#    safety and IO suites (checked sizes, deep graphs, interrupts, threads, atomic files, bounded
+#    reads), the `maroon` command on good and bad input, and each fuzzer for MAROON_FUZZ_SECONDS
+#    (CI: 10) from its seed corpus. --full adds the core, API (nn included), CPU, Lagoon and MNIST
+#    suites (the slowest comparisons with PyTorch and MPFR left to the ordinary build: see SKIP).
+# 2. build-tsan: clang-19 at -O1 with TSan, Highway's baseline target only: the thread pool and
+#    the multi-threaded API tests (maroon_safety_tests, Threads.*).
+#
+# Longer fuzzing: bash tools/fuzz.sh [SECONDS_PER_FUZZER]. MAROON_SAFETY_JOBS (default: the CPU
+# count) sets the build's parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+full=0
+[ "${1:-}" = "--full" ] && full=1
 jobs=${MAROON_SAFETY_JOBS:-$(nproc)}
-fuzz_seconds=${MAROON_FUZZ_SECONDS:-20}
+fuzz_seconds=${MAROON_FUZZ_SECONDS:-$([ $full = 1 ] && echo 30 || echo 10)}
 CC=${MAROON_SAFETY_CC:-clang-19}
 CXX=${MAROON_SAFETY_CXX:-clang++-19}
 launcher=()
@@ -30,18 +36,21 @@ configure() {  # DIR FLAGS EXTRA-CMAKE-ARGS...
   shift 2
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
     "${launcher[@]}" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="${flags/,fuzzer-no-link/}" -DMAROON_BUILD_PYTHON=OFF -DMAROON_BUILD_BENCH=OFF \
-    -DMAROON_PYTHON=/usr/bin/python3 "$@" >/dev/null
+    -DCMAKE_EXE_LINKER_FLAGS="${flags/ -fsanitize=fuzzer-no-link/}" -DMAROON_BUILD_PYTHON=OFF \
+    -DMAROON_BUILD_BENCH=OFF -DMAROON_PYTHON=/usr/bin/python3 "$@" >/dev/null
 }
 
 # ---- 1. ASan + UBSan, and the fuzzers
 asan_flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-configure build-asan "$asan_flags -fsanitize=fuzzer-no-link" -DMAROON_FUZZ=ON
+asan=build-asan
+if [ $full = 1 ]; then asan=build-asan-full; else asan_flags+=" -DHWY_COMPILE_ONLY_STATIC=1"; fi
+configure $asan "$asan_flags -fsanitize=fuzzer-no-link" -DMAROON_FUZZ=ON
 fuzzers=()
 for f in fuzz/*_fuzz.cpp; do n=$(basename "$f" _fuzz.cpp); fuzzers+=("maroon-fuzz-$n"); done
-stage "building build-asan"
-cmake --build build-asan -j "$jobs" --target maroon_tests maroon_api_tests maroon_cpu_tests maroon_lagoon_tests \
-  maroon_mnist_tests maroon_io_tests maroon_safety_tests maroon-cli "${fuzzers[@]}"
+suites=(maroon_safety_tests maroon_io_tests)
+[ $full = 1 ] && suites+=(maroon_tests maroon_api_tests maroon_cpu_tests maroon_lagoon_tests maroon_mnist_tests)
+stage "building $asan"
+cmake --build $asan -j "$jobs" --target "${suites[@]}" maroon-cli "${fuzzers[@]}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -50,9 +59,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # runs the weakest and the best SIMD target (MAROON_TEST_SIMD_TARGETS=ends).
 SKIP='TorchCompare.*:Optim.MatchesTorch*:NN.*Torch*:TinygradNN.*:FloatVsMpfr.*:MnistModels.*Training*:MnistModels.CpuBackend*:Keccak.HashMatchesTinygradsScheme'
 stage "running tests under ASan+UBSan"
-for t in maroon_tests maroon_api_tests maroon_cpu_tests maroon_lagoon_tests maroon_mnist_tests maroon_io_tests \
-         maroon_safety_tests; do
-  exe=$(find build-asan/tests -name "$t" -type f -perm -u+x | head -1)
+for t in "${suites[@]}"; do
+  exe=$(find $asan/tests -name "$t" -type f -perm -u+x | head -1)
   MAROON_TEST_SIMD_TARGETS=ends "$exe" --gtest_brief=1 --gtest_filter="-$SKIP" ||
     { echo "ci_safety: $t failed under ASan+UBSan"; exit 1; }
   stage "  $t passed"
@@ -62,7 +70,7 @@ done
 # build; its 30-step training and replays cost minutes under ASan.
 stage "the maroon command under ASan+UBSan"
 cli_smoke() {
-  local m=build-asan/maroon t
+  local m=$asan/maroon t
   t=$(mktemp -d)
   trap 'rm -rf "$t"' RETURN
   "$m" -q train mnist --steps 4 --batch 32 --checkpoint-every 2 --out "$t/a.safetensors" --no-eval >/dev/null
@@ -83,16 +91,16 @@ cli_smoke() {
 cli_smoke
 
 stage "fuzzing each parser for $fuzz_seconds s"
-mkdir -p build-asan/fuzz-findings
+mkdir -p $asan/fuzz-findings
 for f in "${fuzzers[@]}"; do
   n=${f#maroon-fuzz-}
   work=$(mktemp -d)
   cp fuzz/corpus/"$n"/* "$work"/
-  log=build-asan/fuzz-findings/$n.log
-  if ! build-asan/fuzz/"$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
-       -artifact_prefix=build-asan/fuzz-findings/"$n"- -print_final_stats=1 "$work" >"$log" 2>&1; then
+  log=$asan/fuzz-findings/$n.log
+  if ! $asan/fuzz/"$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+       -artifact_prefix=$asan/fuzz-findings/"$n"- -print_final_stats=1 "$work" >"$log" 2>&1; then
     tail -30 "$log"
-    echo "ci_safety: $f found a crash; the input is in build-asan/fuzz-findings (add it to fuzz/corpus/$n once fixed)"
+    echo "ci_safety: $f found a crash; the input is in $asan/fuzz-findings (add it to fuzz/corpus/$n once fixed)"
     exit 1
   fi
   echo "  $n: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions, no crash"
@@ -108,4 +116,4 @@ stage "running the thread tests under TSan"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/safety/maroon_safety_tests \
   --gtest_brief=1 --gtest_filter='Threads.*'
 
-stage "ci_safety: all passed"
+stage "all passed"

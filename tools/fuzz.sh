@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Longer fuzzing for developers (CI runs each fuzzer 20 s in tools/ci_safety.sh):
+# Longer fuzzing for developers (CI runs each fuzzer 10 s in tools/ci_safety.sh):
 #   bash tools/fuzz.sh [SECONDS_PER_FUZZER] [FORMAT...]
 # Builds the libFuzzer harnesses of fuzz/ with ASan+UBSan in build-asan (as CI does), then runs
 # each for SECONDS_PER_FUZZER (default 600) on all cores, growing a working corpus in
@@ -14,10 +14,13 @@ formats=("$@")
 if [ ${#formats[@]} -eq 0 ]; then
   for f in fuzz/*_fuzz.cpp; do formats+=("$(basename "$f" _fuzz.cpp)"); done
 fi
-flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+# The same flags as tools/ci_safety.sh gives build-asan (Highway's baseline target only), so the two
+# share that build.
+flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DHWY_COMPILE_ONLY_STATIC=1"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DCMAKE_C_FLAGS="$flags -fsanitize=fuzzer-no-link" -DCMAKE_CXX_FLAGS="$flags -fsanitize=fuzzer-no-link" \
-  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DMAROON_FUZZ=ON -DMAROON_BUILD_PYTHON=OFF -DMAROON_BUILD_BENCH=OFF >/dev/null
+  -DCMAKE_EXE_LINKER_FLAGS="$flags" -DMAROON_FUZZ=ON -DMAROON_BUILD_PYTHON=OFF -DMAROON_BUILD_BENCH=OFF \
+  -DMAROON_PYTHON=/usr/bin/python3 >/dev/null
 targets=()
 for n in "${formats[@]}"; do targets+=("maroon-fuzz-$n"); done
 cmake --build build-asan -j "$(nproc)" --target "${targets[@]}"
