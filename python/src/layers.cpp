@@ -19,10 +19,44 @@ std::vector<int64_t> stride_of(const py::handle& o) {
   return o.is_none() ? std::vector<int64_t>{} : ints(o, "pool");
 }
 
-// Arguments tinygrad's Python signature has and the C++ API does not (ceil_mode, dtype=): the
+// Arguments tinygrad's Python signature has and the C++ API does not (dtype=): the
 // binding refuses a value it cannot pass on. Every other check is the C++ API's.
 void refuse(bool given, const char* op, const char* what) {
   if (given) throw ShapeError(std::string("[") + op + "] " + what + " is not supported");
+}
+
+// tinygrad's resolve_pool_pads: flat (left, right, top, bottom, ...) pads, last axis first.
+std::vector<int64_t> pool_pads(const std::vector<int64_t>& p, size_t dims, const char* op) {
+  if (p.size() == 1) return std::vector<int64_t>(2 * dims, p[0]);
+  if (p.size() == 2 * dims) return p;
+  if (p.size() != dims)
+    throw ShapeError(std::string("[") + op + "] padding must be an int or " + std::to_string(dims) + " or " +
+                     std::to_string(2 * dims) + " ints, got " + shape_str(p));
+  std::vector<int64_t> out;
+  for (auto it = p.rbegin(); it != p.rend(); ++it) out.insert(out.end(), {*it, *it});
+  return out;
+}
+
+int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// tinygrad's _apply_ceil_mode: extra padding after each spatial axis so that the pool's output
+// size is the ceil division (a window may not start in that extra padding). Kernel, stride and
+// dilation are per axis here; the C++ pool checks them.
+std::vector<int64_t> ceil_pads(const Tensor& x, std::vector<int64_t> pads, const std::vector<int64_t>& k,
+                               std::vector<int64_t> s, std::vector<int64_t> d) {
+  const size_t n = k.size();
+  if (s.empty()) s = k;
+  if (s.size() == 1) s.assign(n, s[0]);
+  if (d.size() == 1) d.assign(n, d[0]);
+  if (s.size() != n || d.size() != n || x.ndim() < static_cast<int64_t>(n)) return pads;  // the pool reports it
+  for (size_t j = 0; j < n; ++j) {
+    const int64_t i = x.shape()[x.ndim() - n + j], pb = pads[2 * (n - 1 - j)], pa = pads[2 * (n - 1 - j) + 1];
+    const int64_t span = d[j] * (k[j] - 1) + 1;
+    if (s[j] < 1) return pads;
+    const int64_t o = -floordiv(-(i + pb + pa - span), s[j]) + 1;
+    pads[2 * (n - 1 - j) + 1] = pa + s[j] * (o - 1) + span - (i + pb + pa) - std::max<int64_t>(s[j] * (o - 1) - (pb + i - 1), 0);
+  }
+  return pads;
 }
 
 }  // namespace
@@ -48,16 +82,31 @@ void bind_layers(py::class_<Tensor>& t) {
      py::arg("padding") = 0, py::arg("output_padding") = 0);
   t.def("max_pool2d", [](const Tensor& x, const py::object& k, const py::object& s, const py::object& dil, const py::object& pad,
                          bool ceil_mode, bool return_indices) -> py::object {
-    refuse(ceil_mode, "max_pool2d", "ceil_mode=True");
-    if (return_indices)
-      return py::cast(x.max_pool2d_with_indices(kernel_of(k), stride_of(s), ints(dil, "max_pool2d"), ints(pad, "max_pool2d")));
-    return py::cast(x.max_pool2d(kernel_of(k), stride_of(s), ints(dil, "max_pool2d"), ints(pad, "max_pool2d")));
+    auto kk = kernel_of(k);
+    auto pads = ints(pad, "max_pool2d");
+    // ceil_mode: more padding after each axis, with the dtype's minimum as every max_pool2d pad
+    if (ceil_mode) pads = ceil_pads(x, pool_pads(pads, kk.size(), "max_pool2d"), kk, stride_of(s), ints(dil, "max_pool2d"));
+    if (return_indices) return py::cast(x.max_pool2d_with_indices(kk, stride_of(s), ints(dil, "max_pool2d"), pads));
+    return py::cast(x.max_pool2d(kk, stride_of(s), ints(dil, "max_pool2d"), pads));
   }, py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(), py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("return_indices") = false);
   t.def("avg_pool2d", [](const Tensor& x, const py::object& k, const py::object& s, const py::object& dil, const py::object& pad,
                          bool ceil_mode, bool count_include_pad) {
-    refuse(ceil_mode, "avg_pool2d", "ceil_mode=True");
-    return x.avg_pool2d(kernel_of(k), stride_of(s), ints(dil, "avg_pool2d"), ints(pad, "avg_pool2d"), count_include_pad);
+    auto kk = kernel_of(k), d = ints(dil, "avg_pool2d"), pads = ints(pad, "avg_pool2d");
+    if (!ceil_mode) return x.avg_pool2d(kk, stride_of(s), d, pads, count_include_pad);
+    auto reg = pool_pads(pads, kk.size(), "avg_pool2d"), cp = ceil_pads(x, reg, kk, stride_of(s), d);
+    if (!count_include_pad) return x.avg_pool2d(kk, stride_of(s), d, cp, false);
+    // tinygrad's formula: the window sums over all the padding, divided by the count of the input
+    // and regular padding only (the ceil padding is never counted). The same as x padded by the
+    // regular pads, then pooled over the ceil pads with count_include_pad=False: the same sums,
+    // the same counts, the same bits.
+    if (x.ndim() < static_cast<int64_t>(kk.size())) return x.avg_pool2d(kk, stride_of(s), d, cp, false);  // reports it
+    Pairs grouped(x.ndim(), {0, 0});
+    std::vector<int64_t> extra(cp.size());
+    for (size_t j = 0; j < kk.size(); ++j)
+      grouped[x.ndim() - kk.size() + j] = {reg[2 * (kk.size() - 1 - j)], reg[2 * (kk.size() - 1 - j) + 1]};
+    for (size_t i = 0; i < cp.size(); ++i) extra[i] = cp[i] - reg[i];
+    return x.pad(grouped).avg_pool2d(kk, stride_of(s), d, extra, false);
   }, py::arg("kernel_size") = py::make_tuple(2, 2), py::arg("stride") = py::none(), py::arg("dilation") = 1,
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
   t.def("max_unpool2d", [](const Tensor& x, const Tensor& idx, const py::object& k, const py::object& s, const py::object& dil,

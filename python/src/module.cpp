@@ -1,7 +1,8 @@
 // The `_maroon` extension: pybind11 bindings over the C++ API, with no second implementation in
-// Python. Maroon's exceptions arrive as the built-in exceptions Python users expect:
-// ShapeError and FormatError as ValueError, DTypeError as TypeError, IndexError as IndexError,
-// MemoryError (a buffer over MAROON_MAX_ALLOC_BYTES) as MemoryError.
+// Python. Maroon's exceptions arrive as the built-in exceptions Python and tinygrad users expect:
+// ShapeError and FormatError as ValueError (and RuntimeError), DTypeError as TypeError, IndexError
+// as IndexError, MemoryError (a buffer over MAROON_MAX_ALLOC_BYTES) as MemoryError; all five are
+// also maroon.Error, a RuntimeError.
 #include "bind.h"
 #include "maroon/backend.h"
 #include "maroon/interrupt.h"
@@ -27,13 +28,19 @@ PYBIND11_MODULE(_maroon, m) {
   m.doc() = "Maroon: a deterministic tensor engine (tinygrad's Tensor API, same bits everywhere)";
   m.attr("__version__") = MAROON_VERSION;  // the VERSION file, through CMake
 
-  // Translators run newest first, so the base class goes first.
-  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
-  py::register_exception<ShapeError>(m, "ShapeError", PyExc_ValueError);
-  py::register_exception<FormatError>(m, "FormatError", PyExc_ValueError);
-  py::register_exception<DTypeError>(m, "DTypeError", PyExc_TypeError);
-  py::register_exception<IndexError>(m, "IndexError", PyExc_IndexError);
-  py::register_exception<MemoryError>(m, "MemoryError", PyExc_MemoryError);
+  // Translators run newest first, so the base class goes first. Each class is also the built-in
+  // exception tinygrad raises for the same mistake, so code written for tinygrad catches it:
+  // a shape mistake is a RuntimeError there (and a ValueError for Python users), a bad index an
+  // IndexError, a dtype mistake a TypeError. `maroon.Error` is the base of all of them.
+  auto& error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  auto bases = [&](PyObject* builtin) { return py::make_tuple(error, py::handle(builtin)); };
+  py::register_exception<ShapeError>(m, "ShapeError", bases(PyExc_ValueError));
+  py::register_exception<FormatError>(m, "FormatError", bases(PyExc_ValueError));
+  auto& dtype_error = py::register_exception<DTypeError>(m, "DTypeError", bases(PyExc_TypeError));
+  py::register_exception<py_bind::DTypeNameError>(m, "DTypeNameError",
+                                                  py::make_tuple(dtype_error, py::handle(PyExc_AttributeError)));
+  py::register_exception<IndexError>(m, "IndexError", bases(PyExc_IndexError));
+  py::register_exception<MemoryError>(m, "MemoryError", bases(PyExc_MemoryError));
   set_interrupt_check(&check_python_signals);
 
   py::enum_<DType> dt(m, "DType");
@@ -60,6 +67,7 @@ PYBIND11_MODULE(_maroon, m) {
   py_bind::bind_nn(m);
   py_bind::bind_infer(m);
   py_bind::bind_verify(m);
+  py_bind::bind_onnx(m);
   py_bind::bind_dlpack(t);
   py_bind::bind_docs(m);
 

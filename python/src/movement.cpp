@@ -19,6 +19,23 @@ std::vector<Tensor> others_of(const py::args& args) {
   return out;
 }
 
+// cat/stack's tensors: `self` then `args`, where `self` may itself be a list or tuple of them.
+std::pair<Tensor, std::vector<Tensor>> first_and_rest(const py::object& self, const py::args& args, const char* op) {
+  std::vector<Tensor> all;
+  if (py::isinstance<Tensor>(self)) {
+    all.push_back(self.cast<Tensor>());
+  } else if (py::isinstance<py::list>(self) || py::isinstance<py::tuple>(self)) {
+    if (!args.empty())  // Tensor.stack((a, b), c): tinygrad's ValueError
+      throw ShapeError(std::string("[") + op + "] give the tensors either as one sequence or as arguments, not both");
+    for (auto e : py::reinterpret_borrow<py::sequence>(self)) all.push_back(e.cast<Tensor>());
+  } else {
+    throw py::type_error(std::string("[") + op + "] expected a Tensor or a sequence of Tensors");
+  }
+  for (auto& t : others_of(args)) all.push_back(t);
+  if (all.empty()) throw ShapeError(std::string("[") + op + "] needs at least one tensor");
+  return {all.front(), std::vector<Tensor>(all.begin() + 1, all.end())};
+}
+
 // (before, after) per axis from tinygrad's padding forms: flat as PyTorch's (last axis first)
 // or grouped per axis with None for (0, 0).
 Pairs padding_of(const Tensor& x, const py::handle& padding) {
@@ -62,7 +79,9 @@ Tensor fixed_rows(const Tensor& r, const py::object& size, const py::object& fil
   if (n <= have) return r.shrink_to([&] { Shape s = r.shape(); s[0] = n; return s; }());
   Pairs p(r.ndim(), {0, 0});
   p[0] = {0, n - have};
-  return r.pad(p, "constant", scalar_arg(fill, op));
+  // The fill takes the result's dtype (an index stays an integer: nonzero(fill_value=-1.5) is -1).
+  py::object f = r.dtype() != DType::Bool && !is_float(r.dtype()) && py::isinstance<py::float_>(fill) ? py::int_(fill) : fill;
+  return r.pad(p, "constant", scalar_arg(f, op));
 }
 
 }  // namespace
@@ -96,6 +115,8 @@ void bind_movement(py::class_<Tensor>& t) {
     return x.shrink(p);
   }, py::arg("arg"));
   t.def("pad", [](const Tensor& x, const py::object& padding, const std::string& mode, const py::object& value) {
+    if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular")  // tinygrad's class
+      raise_builtin(PyExc_NotImplementedError, "[pad] mode '" + mode + "' is not supported");
     return x.pad(padding_of(x, padding), mode, scalar_arg(value, "pad"));
   }, py::arg("padding"), py::arg("mode") = "constant", py::arg("value") = 0.0);
   t.def("transpose", &Tensor::transpose, py::arg("dim0") = 1, py::arg("dim1") = 0);
@@ -113,10 +134,15 @@ void bind_movement(py::class_<Tensor>& t) {
   }, py::arg("sizes"), py::arg("dim") = 0);
   t.def("chunk", &Tensor::chunk, py::arg("chunks"), py::arg("dim") = 0);
   // Tensor.cat(a, b, dim=0) and a.cat(b, dim=0), as tinygrad (self is the first tensor).
-  t.def("cat", [](const Tensor& x, const py::args& others, int64_t dim) { return x.cat(others_of(others), dim); },
-        py::kw_only(), py::arg("dim") = 0);
-  t.def("stack", [](const Tensor& x, const py::args& others, int64_t dim) { return x.stack(others_of(others), dim); },
-        py::kw_only(), py::arg("dim") = 0);
+  // Also Tensor.stack([a, b], dim=1): the first argument may be the whole sequence.
+  t.def("cat", [](const py::object& x, const py::args& others, int64_t dim) {
+    auto [first, rest] = first_and_rest(x, others, "cat");
+    return first.cat(rest, dim);
+  }, py::kw_only(), py::arg("dim") = 0);
+  t.def("stack", [](const py::object& x, const py::args& others, int64_t dim) {
+    auto [first, rest] = first_and_rest(x, others, "stack");
+    return first.stack(rest, dim);
+  }, py::kw_only(), py::arg("dim") = 0);
   t.def("meshgrid", [](const Tensor& x, const py::args& others, const std::string& indexing) {
     return tuple_of(x.meshgrid(others_of(others), indexing));
   }, py::kw_only(), py::arg("indexing") = "ij");
@@ -145,7 +171,13 @@ void bind_movement(py::class_<Tensor>& t) {
   }, py::arg("size") = py::none(), py::arg("fill_value") = 0);
   t.def("scatter", [](const Tensor& x, int64_t dim, const Tensor& index, const py::object& src, const py::object& reduce) {
     std::string r = reduce.is_none() ? "" : reduce.cast<std::string>();
-    if (auto ts = tensor_of(src)) return x.scatter(dim, index, *ts, r);
+    if (!r.empty() && r != "add" && r != "multiply")
+      throw py::type_error("[scatter] reduce='" + r + "' must be None, 'add' or 'multiply'");
+    if (auto ts = tensor_of(src)) {
+      if (!r.empty())  // tinygrad: a tensor src with reduce is scatter_reduce's job
+        throw py::type_error("[scatter] a tensor src is not supported with reduce; use scatter_reduce");
+      return x.scatter(dim, index, *ts, r);
+    }
     return x.scatter(dim, index, scalar_arg(src, "scatter"), r);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce") = py::none());
   t.def("scatter_reduce", &Tensor::scatter_reduce, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),

@@ -11,6 +11,12 @@ Tensor inverse(const Tensor& x) {
   return is_int(x.dtype()) ? x.bitwise_not() : x.logical_not();
 }
 
+// tinygrad reads a 0-d tensor's axis as a 1-d one's: only 0 and -1 exist.
+void check_0d_axis(const Tensor& x, int64_t axis, const char* op) {
+  if (x.ndim() == 0 && axis != 0 && axis != -1)
+    throw IndexError(std::string("[") + op + "] dim " + std::to_string(axis) + " is out of range [-1, 0]");
+}
+
 }  // namespace
 
 void bind_reduce(py::class_<Tensor>& t) {
@@ -43,9 +49,14 @@ void bind_reduce(py::class_<Tensor>& t) {
 
   t.def("cumsum", &Tensor::cumsum, py::arg("axis") = 0);
   t.def("cumprod", &Tensor::cumprod, py::arg("axis"));
-  t.def("cummax", [](const Tensor& x, int64_t a) { return std::pair{x.cummax(a), x.cummax_indices(a)}; }, py::arg("axis") = 0);
-  t.def("cummin", [](const Tensor& x, int64_t a) { return std::pair{x.cummin(a), inverse(x).cummax_indices(a)}; },
-        py::arg("axis") = 0);
+  t.def("cummax", [](const Tensor& x, int64_t a) {
+    check_0d_axis(x, a, "cummax");
+    return std::pair{x.cummax(a), x.cummax_indices(a)};
+  }, py::arg("axis") = 0);
+  t.def("cummin", [](const Tensor& x, int64_t a) {
+    check_0d_axis(x, a, "cummin");
+    return std::pair{x.cummin(a), inverse(x).cummax_indices(a)};
+  }, py::arg("axis") = 0);
   t.def("logcumsumexp", &Tensor::logcumsumexp, py::arg("axis") = 0);
   t.def("sort", &Tensor::sort, py::arg("dim") = -1, py::arg("descending") = false);
   t.def("argsort", &Tensor::argsort, py::arg("dim") = -1, py::arg("descending") = false);

@@ -24,7 +24,7 @@ def resolve(qualname):
 def public_api():
     """Every public name a user reaches: the module's functions and classes, Tensor's methods and
     properties, and the nn layers' and optimizers' classes and methods."""
-    names = [n for n in dir(ext) if not n.startswith("_") and n not in ("nn", "Error", "ShapeError", "DTypeError",
+    names = [n for n in dir(ext) if not n.startswith("_") and n not in ("nn", "Error", "ShapeError", "DTypeError", "DTypeNameError",
                                                                          "FormatError", "IndexError", "MemoryError")]
     names += ["Tensor." + n for n in vars(Tensor) if not n.startswith("_")]
     for owner, prefix in ((ext.nn, "nn."), (ext.nn.optim, "nn.optim.")):

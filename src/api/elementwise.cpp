@@ -119,6 +119,17 @@ Tensor Tensor::fmod(const Tensor& x) const {
 
 Tensor Tensor::pow(const Tensor& x) const { return prim::pow(*this, x); }
 Tensor Tensor::pow(Scalar x) const {
+  // An integer to a non-negative integer power: products (square and multiply). Integer
+  // multiplication wraps modulo 2^bits, so any grouping of the products gives the same bits as
+  // PyTorch's and tinygrad's repeated multiplication.
+  if (is_int(dtype()) && x.kind == Scalar::Kind::Int && x.i >= 0) {
+    Tensor r = Tensor::full(shape(), Scalar(int64_t{1}), dtype()), b = *this;
+    for (int64_t e = x.i; e > 0; e >>= 1) {
+      if (e & 1) r = r * b;
+      if (e > 1) b = b * b;
+    }
+    return r;
+  }
   if (!is_float(concrete(least_upper_dtype(dtype(), x.weak_dtype()))) &&
       !(x.kind == Scalar::Kind::Int && x.i >= 0))
     throw DTypeError("[pow] base needs to be float, not " + api::dt(dtype()));

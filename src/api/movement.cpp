@@ -331,6 +331,33 @@ Tensor Tensor::pool(const Shape& k_, const std::vector<int64_t>& stride,
 
 
 
+namespace {
+
+// unfold with size 0 (PyTorch's and tinygrad's answer: n / step + 1 empty windows). pool() needs
+// a positive kernel, so the windows are shaped directly: an empty last axis, and `dim` taken down
+// to one element (or padded up to one) and expanded to the window count. Still a view of x, so
+// x's gradient (zeros) flows.
+Tensor unfold_empty(const Tensor& x, int64_t dim, int64_t step) {
+  const int64_t n = x.shape()[dim];
+  Pairs keep(x.ndim() + 1, {0, 0});
+  for (int64_t i = 0; i < x.ndim(); ++i) keep[i] = {0, x.shape()[i]};
+  Tensor e = x.unsqueeze(-1).shrink(keep);  // (..., n, ..., 0)
+  if (n >= 1) {
+    keep.back() = {0, 0};
+    keep[dim] = {0, 1};
+    e = e.shrink(keep);
+  } else {
+    Pairs p(x.ndim() + 1, {0, 0});
+    p[dim] = {0, 1};
+    e = e.pad(p);
+  }
+  Shape to = e.shape();
+  to[dim] = n / step + 1;
+  return e.expand_to(to);
+}
+
+}  // namespace
+
 Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step) const {
   if (size < 0) throw ShapeError("[unfold] size must be >= 0, got " + std::to_string(size));
   if (step <= 0) throw ShapeError("[unfold] step must be > 0, got " + std::to_string(step));
@@ -339,6 +366,7 @@ Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step) const {
   if (size > shape()[dim])
     throw ShapeError("[unfold] size " + std::to_string(size) + " exceeds dimension " + std::to_string(dim) +
                      " of " + shape_str(shape()));
+  if (size == 0) return unfold_empty(*this, dim, step);
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < ndim(); ++i)
     if (i != dim) perm.push_back(i);

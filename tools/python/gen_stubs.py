@@ -60,15 +60,15 @@ def generate():
              "import builtins\nfrom typing import Any, Dict, List, Optional, Tuple, Union\n\nimport numpy\n\n",
              "__version__: str\n", "nn: Any  # maroon.nn re-exports its layers, optimizers and state functions\n",
              "verify: Any  # maroon.verify wraps it (verifiable runs)\n\n"]
-    for name in sorted(dir(ext)):
+    for name in sorted(dir(ext), key=lambda n: (n != "Error", n)):
         obj = getattr(ext, name)
         if name.startswith("_") and name != "__version__":
             continue
         if name in _docs.SIGNATURES:
             parts.append(f"def {clean(_docs.SIGNATURES[name])}: ...\n")
         elif isinstance(obj, type) and issubclass(obj, Exception):
-            base = obj.__base__
-            parts.append(f"class {name}({'builtins.' if base.__module__ == 'builtins' else ''}{base.__name__}): ...\n")
+            bases = ", ".join(("builtins." if b.__module__ == "builtins" else "") + b.__name__ for b in obj.__bases__)
+            parts.append(f"class {name}({bases}): ...\n")
     parts.append("\n")
     for cls in (ext.DType, ext.Tensor):
         parts.append(stub_class(cls, cls.__name__) + "\n")

@@ -57,6 +57,23 @@ DOCS = {
     "Model.sha256": "The SHA-256 of the weights file the model was loaded from.",
     "InferenceResult": ("What ``maroon.infer`` returns: ``digest`` (hex), ``classes`` (one per image), "
                         "``outputs`` (the logits) and ``json`` (the document ``maroon infer --json`` prints)."),
+    "onnx_load": _doc("Loads an ONNX model (``maroon.onnx.load``): parsed by ONNX's protobuf classes, every node "
+                      "mapped onto the Tensor API (``docs/onnx.md``), everything checkable checked at load.",
+                      ["path: the .onnx file; external data is read beside it and may not leave its folder."],
+                      "Raises an error naming the file, or the node and its operator, for a malformed model or an "
+                      "unsupported operator; and where this build has no ONNX import."),
+    "OnnxModel": ("A loaded ONNX model (``maroon.onnx.load``): ``run`` it on numpy arrays or Tensors; ``inputs``, "
+                  "``outputs`` and ``opset`` describe it."),
+    "OnnxModel.run": _doc("Runs the model and returns its outputs as Tensors (lazy until read), with Maroon's bits.",
+                          ["inputs: a list in the model's input order, a dict by input name, or one array; each a "
+                           "numpy array or a maroon.Tensor of the declared dtype."],
+                          "Inputs are checked against the declared dtype, rank and fixed dimensions; symbolic "
+                          "dimensions bind per run. ``maroon.inference_digest(outputs)`` is the digest "
+                          "``maroon onnx run`` prints."),
+    "OnnxModel.__call__": "The same as ``run``.",
+    "OnnxModel.inputs": "The inputs to supply: (name, dtype name, shape) with None or the symbol for a dynamic size.",
+    "OnnxModel.outputs": "The outputs: (name, dtype name, shape), in the order ``run`` returns them.",
+    "OnnxModel.opset": "The default ONNX domain's opset the model imports.",
     "DType": _doc("A Maroon dtype; the names are in ``maroon.dtypes`` (``dtypes.float32``, ...).", [], "",
                   "dtypes.float16.itemsize", "dtypes.int8.is_int()"),
     "Tensor": """

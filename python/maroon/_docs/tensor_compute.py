@@ -103,11 +103,13 @@ DOCS = {
                                      "as conv2d.", "output_padding: extra size on one side."], _MATMUL_BITS,
                                     "Tensor.ones(1, 1, 2, 2).conv_transpose2d(Tensor.ones(1, 1, 2, 2)).tolist()"),
     "Tensor.max_pool2d": _doc("2-d max pooling over windows.", ["kernel_size, stride, dilation, padding: ints or "
-                              "tuples.", "ceil_mode: unsupported when True (ValueError).", "return_indices: also "
+                              "tuples.", "ceil_mode: the output size rounds up (more padding, never counted, after each axis).",
+                              "return_indices: also "
                               "the argmax indices."], EXACT,
                               "Tensor.arange(16.0).reshape(1, 1, 4, 4).max_pool2d().tolist()"),
-    "Tensor.avg_pool2d": _doc("2-d average pooling over windows.", ["kernel_size, stride, dilation, padding: as "
-                              "max_pool2d.", "count_include_pad: whether padding counts in the mean."], COMPOSITE,
+    "Tensor.avg_pool2d": _doc("2-d average pooling over windows.", ["kernel_size, stride, dilation, padding, ceil_mode: as "
+                              "max_pool2d.", "count_include_pad: whether padding counts in the mean (the ceil_mode "
+                              "padding never does)."], COMPOSITE,
                               "Tensor.arange(16.0).reshape(1, 1, 4, 4).avg_pool2d().tolist()"),
     "Tensor.max_unpool2d": _doc("The inverse of max_pool2d with indices: values put back at their positions.",
                                 ["indices: from max_pool2d(return_indices=True).", "kernel_size, stride, dilation, "

@@ -1,0 +1,92 @@
+"""One piece of Python-side work on one library, timed in its own process so that its peak RSS is
+its own. Prints one line: `SECONDS_PER_UNIT UNIT` (the best of several repeats).
+
+usage: python bench/peers/micro.py LIB WORK THREADS
+  LIB   maroon | torch | numpy
+  WORK  smallop   ((a+b)*a).sum() on 16 float32 values, read back as a Python float; s per call
+        tonumpy   a realized contiguous 64 MiB float32 tensor to a numpy array; s per copy
+        fromnumpy a 64 MiB float32 numpy array into a realized tensor; s per copy
+        memcpy    np.copyto of 64 MiB into an array written before (memcpy: the bandwidth the two
+                  above are compared with); s per copy
+        matmul    float32 N=1024 product from Python, read back as numpy; s per product
+        matmul64  the same at N=64
+"""
+import os
+import sys
+import time
+
+lib, work, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.environ["OMP_NUM_THREADS"] = str(threads)
+os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+os.environ["MAROON_THREADS"] = str(threads)
+
+import numpy as np  # noqa: E402
+
+MB64 = 16 * 1024 * 1024  # float32 elements in 64 MiB
+
+
+def best(f, reps, inner=1):
+    f()  # warm-up: first-touch page faults and lazy initialisation are not the steady state
+    t = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            f()
+        t = min(t, (time.perf_counter() - t0) / inner)
+    return t
+
+
+def main():
+    rng = np.random.default_rng(0)
+    if lib == "maroon":
+        import maroon as m
+        new, out = m.Tensor, (lambda t: t.numpy())
+        realize = (lambda t: t.realize())
+    elif lib == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        new, out = torch.from_numpy, (lambda t: t.numpy())
+        realize = (lambda t: t)
+    else:
+        new, out, realize = np.asarray, np.asarray, (lambda t: t)
+
+    if work == "smallop":
+        a, b = new(rng.random(16, np.float32)), new(rng.random(16, np.float32))
+        if lib == "numpy":
+            f = lambda: float(((a + b) * a).sum())  # noqa: E731
+        else:
+            f = lambda: ((a + b) * a).sum().item()  # noqa: E731
+        print(best(f, 5, 2000), "s/call")
+    elif work == "tonumpy":
+        x = realize(new(rng.random(MB64, np.float32)))
+        if lib == "torch":
+            f = lambda: x.numpy().copy()  # noqa: E731  (torch's .numpy() shares memory: copy once, as Maroon must)
+        else:
+            f = lambda: np.array(out(x), copy=lib == "numpy")  # noqa: E731
+        print(best(f, 5), "s/copy")
+    elif work == "fromnumpy":
+        x = rng.random(MB64, np.float32)
+        if lib == "torch":
+            f = lambda: torch.from_numpy(x).clone()  # noqa: E731  (copies, as Maroon must; from_numpy alone shares)
+        elif lib == "numpy":
+            f = lambda: np.array(x)  # noqa: E731
+        else:
+            f = lambda: realize(new(x))  # noqa: E731
+        print(best(f, 5), "s/copy")
+    elif work == "memcpy":
+        x, y = rng.random(MB64, np.float32), np.zeros(MB64, np.float32)
+        print(best(lambda: np.copyto(y, x), 5), "s/copy")
+    elif work in ("matmul", "matmul64"):
+        n = 1024 if work == "matmul" else 64
+        a, b = (new(rng.uniform(-1, 1, (n, n)).astype(np.float32)) for _ in range(2))
+        if lib == "numpy":
+            f = lambda: a @ b  # noqa: E731
+        else:
+            f = lambda: (a @ b).numpy()  # noqa: E731
+        print(best(f, 5, 1 if n > 256 else 200), "s/product")
+    else:
+        sys.exit(f"unknown work {work!r}")
+
+
+if __name__ == "__main__":
+    main()

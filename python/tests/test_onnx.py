@@ -1,0 +1,58 @@
+"""maroon.onnx: a model built with python3-onnx runs with the bits of the same Tensor API calls,
+binds a dynamic batch, takes lists, dicts, arrays or Tensors, and refuses bad models and inputs
+with errors naming the node or input."""
+import numpy as np
+import pytest
+
+import maroon
+from maroon import Tensor
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+W = np.array([[1.5, -2.0], [0.25, 3.0], [1.0, -1.0]], dtype=np.float32)
+
+
+def model_file(tmp_path, op="Relu"):
+    g = helper.make_graph(
+        [helper.make_node(op, ["X"], ["R"], name="act"), helper.make_node("MatMul", ["R", "W"], ["M"], name="mm"),
+         helper.make_node("Softmax", ["M"], ["Y"], name="sm", axis=-1)],
+        "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 2])], [numpy_helper.from_array(W, "W")])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return str(path)
+
+
+def test_runs_with_the_bits_of_the_tensor_api(tmp_path):
+    if not maroon._maroon.__dict__.get("onnx_load"):
+        pytest.skip("no ONNX import in this build")
+    m = maroon.onnx.load(model_file(tmp_path))
+    assert m.opset == 17 and m.inputs == [("X", "float32", ("N", 3))]
+    for n in (1, 4):
+        x = (np.arange(n * 3, dtype=np.float32).reshape(n, 3) - 4) / 3
+        want = Tensor(x).relu().matmul(Tensor(W)).softmax(-1).numpy()
+        for got in (m.run([x]), m({"X": Tensor(x)}), m.run(x)):
+            assert got[0].numpy().tobytes() == want.tobytes()
+        np.testing.assert_allclose(want, np.exp(np.maximum(x, 0) @ W) / np.exp(np.maximum(x, 0) @ W).sum(-1, keepdims=True),
+                                   rtol=1e-6)
+        assert len(maroon.inference_digest(m.run([x]))) == 64
+
+
+def test_errors_name_the_node_or_input(tmp_path):
+    try:
+        m = maroon.onnx.load(model_file(tmp_path))
+    except RuntimeError as e:  # a build without ONNX import says so
+        assert "no ONNX import" in str(e)
+        return
+    with pytest.raises(ValueError, match="node 'act' \\(FancyRelu\\)"):
+        maroon.onnx.load(model_file(tmp_path, "FancyRelu"))
+    with pytest.raises(ValueError, match="dimension 1 must be 3"):
+        m.run([np.zeros((2, 4), np.float32)])
+    with pytest.raises(ValueError, match="must be float32"):
+        m.run([np.zeros((2, 3), np.float64)])
+    (tmp_path / "bad.onnx").write_bytes(b"\x08\x07garbage")
+    with pytest.raises(ValueError, match="malformed or truncated"):
+        maroon.onnx.load(str(tmp_path / "bad.onnx"))
+    with pytest.raises(TypeError, match="numpy array or a maroon.Tensor"):
+        m.run(["x"])

@@ -1,0 +1,101 @@
+// The loaded graph, free of protobuf types: the loader (load.cpp) converts each NodeProto's
+// attributes once, so operators (ops_*.cpp) read plain C++ values and never see protobuf.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "maroon/onnx.h"
+#include "maroon/tensor.h"
+
+namespace maroon::onnx {
+
+struct Attr {
+  enum class Kind { Float, Int, String, Tensor, Floats, Ints, Strings, Other } kind = Kind::Other;
+  double f = 0;
+  int64_t i = 0;
+  std::string s;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+  std::optional<maroon::Tensor> t;
+  std::string type_name;  // for messages: "GRAPH", "SPARSE_TENSOR", ...
+};
+
+struct NodeDef {
+  std::string name, op, domain;
+  std::vector<std::string> inputs, outputs;  // "" marks an omitted optional input or output
+  std::map<std::string, Attr> attrs;
+  // "node 'conv1' (Conv)": how every message names the node.
+  std::string label() const;
+};
+
+struct Graph {
+  std::string source;  // the file name, for messages
+  std::string producer;
+  int64_t opset = 0;
+  std::vector<NodeDef> nodes;
+  std::map<std::string, Tensor> initializers;
+  std::vector<ValueInfo> inputs, outputs;
+};
+
+// What an operator sees: its node, the model's opset, and its inputs (nullopt where omitted).
+struct OpCtx {
+  const NodeDef& node;
+  int64_t opset;
+  std::vector<std::optional<Tensor>> in;
+
+  size_t count() const { return in.size(); }
+  bool has(size_t i) const { return i < in.size() && in[i].has_value(); }
+  const Tensor& input(size_t i) const;
+  // An integer input's values on the host (realizes it: shapes, axes, pads, starts). This is how
+  // Shape->Gather->Concat->Reshape chains fold: they compute on small host-sized tensors.
+  std::vector<int64_t> ints(size_t i) const;
+  double scalar(size_t i) const;  // a one-element input's value
+
+  bool has_attr(const std::string& n) const { return node.attrs.count(n) != 0; }
+  int64_t attr_i(const std::string& n, int64_t def) const;
+  double attr_f(const std::string& n, double def) const;
+  std::string attr_s(const std::string& n, const std::string& def) const;
+  std::vector<int64_t> attr_ints(const std::string& n, std::vector<int64_t> def = {}) const;
+  std::vector<double> attr_floats(const std::string& n) const;
+  const Attr* attr(const std::string& n) const;
+  // Throws OnnxError "<file>: node 'x' (Op): msg".
+  [[noreturn]] void fail(const std::string& msg) const;
+  // An axis attribute or input resolved against `rank` (negative counts from the end).
+  int64_t axis(int64_t a, int64_t rank) const;
+};
+
+using OpFn = std::function<std::vector<Tensor>(const OpCtx&)>;
+using OpTable = std::map<std::string, OpFn>;
+
+// Each ops_*.cpp adds its operators (called from ops.cpp; explicit calls, since a static archive
+// would drop self-registering objects nothing refers to).
+void add_elementwise_ops(OpTable& t);
+void add_nn_ops(OpTable& t);
+void add_pool_ops(OpTable& t);
+void add_shape_ops(OpTable& t);
+void add_index_ops(OpTable& t);
+void add_reduce_ops(OpTable& t);
+void add_scatter_ops(OpTable& t);
+void add_loss_ops(OpTable& t);
+void add_misc_ops(OpTable& t);
+void add_resize_ops(OpTable& t);
+
+// Index values checked against [-n, n) on the host (realizes them) and made non-negative, as
+// int64: ONNX calls an index out of range an error, and an adversarial model must not read a
+// silent zero (ops_index.cpp).
+Tensor checked_indices(const OpCtx& c, const Tensor& idx, int64_t n);
+// The row-major strides of `s`, and the product of s[from, to).
+std::vector<int64_t> strides_of(const Shape& s);
+int64_t prod(const Shape& s, size_t from = 0, size_t to = SIZE_MAX);
+const OpTable& op_table();
+
+// ONNX's TensorProto.DataType numbering <-> Maroon's dtypes. Throws for STRING, COMPLEX and
+// anything Maroon has no dtype for, naming the type.
+DType dtype_from_onnx(int32_t elem_type, const std::string& where);
+
+}  // namespace maroon::onnx

@@ -1,0 +1,34 @@
+// Runs an ONNX model with onnxruntime-node (CPU) on a float32 .npy input: REPS timed runs after
+// one warm-up, intra-op threads THREADS; writes the first output's float32 bytes to OUT and prints
+// {"ms": median milliseconds per run}. usage: node ort_run.js MODEL X.npy THREADS REPS OUT
+const fs = require("fs");
+const ort = require("onnxruntime-node");
+
+function readNpy(path) {
+  const b = fs.readFileSync(path);
+  const hlen = b.readUInt16LE(8);
+  const header = b.toString("latin1", 10, 10 + hlen);
+  if (!header.includes("'<f4'") || header.includes("'fortran_order': True")) throw new Error(path + ": needs C-order <f4");
+  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(",").filter((s) => s.trim()).map(Number);
+  const data = new Float32Array(b.buffer.slice(b.byteOffset + 10 + hlen, b.byteOffset + b.length));
+  return new ort.Tensor("float32", data, shape);
+}
+
+(async () => {
+  const [model, xPath, threads, reps, out] = process.argv.slice(2);
+  const session = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: Number(threads), interOpNumThreads: 1, executionMode: "sequential",
+  });
+  const feeds = { [session.inputNames[0]]: readNpy(xPath) };
+  let result = await session.run(feeds);
+  const times = [];
+  for (let i = 0; i < Number(reps); i++) {
+    const t0 = process.hrtime.bigint();
+    result = await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const y = result[session.outputNames[0]].data;
+  fs.writeFileSync(out, Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+  console.log(JSON.stringify({ ms: times[Math.floor(times.length / 2)] }));
+})().catch((e) => { console.error(e.message); process.exit(1); });
