@@ -2,6 +2,8 @@
 // API composition bit for bit, dynamic dimensions bind per run, the Shape->Reshape chain folds,
 // and every kind of bad input (malformed or truncated bytes, flipped bytes, unsupported operators,
 // external data escaping its folder, lying sizes, wrong inputs) is an OnnxError naming the fault.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -232,4 +234,31 @@ TEST(OnnxLoader, DocsListEveryOperator) {
   std::vector<std::string> ops = maroon::onnx::supported_ops();
   EXPECT_GT(ops.size(), 100u);
   for (const std::string& op : ops) EXPECT_NE(doc.find("`" + op + "`"), std::string::npos) << op << " is not in docs/onnx.md";
+}
+
+// A model path or external data file that is a FIFO, a device or over the size cap is refused
+// (io::open_bounded), never read for ever (docs/reliability.md).
+TEST(OnnxLoader, NonRegularFilesAreRefused) {
+  fs::path dir = fs::temp_directory_path() / ("maroon_onnx_fifo_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_EQ(::mkfifo((dir / "m.onnx").c_str(), 0600), 0);
+  EXPECT_NE(error_of([&] { maroon::onnx::load((dir / "m.onnx").string()); }).find("not a regular file"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { maroon::onnx::load("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(error_of([&] { maroon::onnx::load(dir.string()); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(error_of([&] { maroon::onnx::load_tensor_pb((dir / "m.onnx").string()); }).find("not a regular file"),
+            std::string::npos);
+  ASSERT_EQ(::mkfifo((dir / "w.bin").c_str(), 0600), 0);
+  ::onnx::ModelProto m = mlp();
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* kv = w->add_external_data();
+  kv->set_key("location");
+  kv->set_value("w.bin");
+  std::ofstream(dir / "ext.onnx", std::ios::binary) << bytes_of(m);
+  EXPECT_NE(error_of([&] { maroon::onnx::load((dir / "ext.onnx").string()); }).find("not a regular file"),
+            std::string::npos);
+  fs::remove_all(dir);
 }
