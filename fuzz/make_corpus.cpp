@@ -15,6 +15,10 @@
 #include "maroon/safetensors.h"
 #include "maroon/verify.h"
 
+#ifdef MAROON_WITH_ONNX
+void onnx_models(const std::filesystem::path& d);  // make_corpus_onnx.cpp
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,6 +107,42 @@ void records(const fs::path& d) {
   verify::write_record(r, (d / "v3-partial").string());
 }
 
+// Checkpoints as verify::write_checkpoint writes them (canonical safetensors, names in byte
+// order): a small model with its optimizer and random state, and the empty state.
+void checkpoints(const fs::path& d) {
+  fs::create_directories(d);
+  verify::State s{{"model.l1.bias", Tensor::full({2}, 0.5, DType::Float32)},
+                  {"model.l1.weight", Tensor::arange(Scalar(0.0), Scalar(6.0), Scalar(1.0)).reshape({2, 3})},
+                  {"optim.b1_t", Tensor::full({}, 0.9, DType::Float32)},
+                  {"optim.lr", Tensor::full({}, 0.001, DType::Float32)},
+                  {"rng.counter", Tensor::full({}, 12, DType::UInt64)},
+                  {"rng.seed", Tensor::full({}, 7, DType::UInt64)},
+                  {"run.step", Tensor::full({}, 2, DType::Int64)}};
+  verify::write_checkpoint(s, (d / "mlp-adam").string());
+  verify::write_checkpoint({}, (d / "empty").string());
+}
+
+// Traces as verify::write_trace writes them: a run's step (job, state in, labelled leaves, a
+// state tensor that is a node's buffer) and a trace of a plain computation.
+void traces(const fs::path& d) {
+  fs::create_directories(d);
+  auto digest = [](char c) { return verify::parse_digest(std::string(64, c), "[corpus]"); };
+  verify::Trace t;
+  t.step = 3;
+  t.job_sha256 = std::string(64, 'a');
+  t.state_in = std::string(64, 'b');
+  t.nodes = {{"BUFFER", "float32", {2, 3}, "nearest-even", "", {}, "model.l1.weight", digest('1')},
+             {"BUFFER", "float32", {3}, "nearest-even", "", {}, "x", digest('2')},
+             {"MUL", "float32", {2, 3}, "toward-zero", "", {0, 1}, "", digest('3')},
+             {"REDUCE", "float32", {2, 1}, "nearest-even", "axes=[1]", {2}, "", digest('4')},
+             {"CONST", "int8", {}, "up", "bits=0x7f", {}, "", digest('5')}};
+  t.state_out = {{"model.l1.weight", digest('6'), 3}, {"rng.seed", digest('7'), -1}};
+  verify::write_trace(t, (d / "step").string());
+  verify::Trace plain;
+  plain.nodes = {{"BUFFER", "float64", {0, 4}, "down", "", {}, "", digest('8')}};
+  verify::write_trace(plain, (d / "plain").string());
+}
+
 void nouns(const fs::path& d) {
   using namespace maroon::lagoon;
   auto save = [&](const std::string& name, const Noun& n) {
@@ -136,5 +176,10 @@ int main(int argc, char** argv) {
   npy(root / "npy");
   nouns(root / "noun");
   records(root / "record");
+  checkpoints(root / "checkpoint");
+  traces(root / "trace");
+#ifdef MAROON_WITH_ONNX
+  onnx_models(root / "onnx");
+#endif
   return 0;
 }

@@ -2,24 +2,16 @@
 // into a record whose numbers are within the documented bounds, or are refused with FormatError.
 // read_record takes a path (it bounds and checks the file first), so the input goes through a
 // per-process temporary file.
-#include <unistd.h>
-
 #include <cstdint>
-#include <cstdio>
-#include <string>
 
 #include "fuzz.h"
 #include "maroon/verify.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace maroon;
-  static const std::string path = "/tmp/maroon-fuzz-record-" + std::to_string(::getpid()) + ".run.json";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  MAROON_FUZZ_CHECK(f && std::fwrite(data, 1, size, f) == size && std::fclose(f) == 0);
+  fuzz::TempInput in(data, size, ".run.json");
   verify::RunRecord r;
-  bool ok = fuzz::accepts<FormatError>([&] { r = verify::read_record(path); });
-  std::remove(path.c_str());
-  if (!ok) return 0;
+  if (!fuzz::accepts<FormatError>([&] { r = verify::read_record(in.path()); })) return 0;
   MAROON_FUZZ_CHECK(r.steps >= 0 && r.steps < (int64_t{1} << 62));
   MAROON_FUZZ_CHECK(r.checkpoint_every >= 0 && r.checkpoint_every < (int64_t{1} << 62));
   MAROON_FUZZ_CHECK(static_cast<int64_t>(r.states.size()) <= r.steps + 1);
