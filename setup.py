@@ -45,7 +45,8 @@ class CMakeBuild(build_ext):
             build = pathlib.Path(self.build_temp).resolve() / "cmake"
             args += ["-DCMAKE_BUILD_TYPE=Release", "-DMAROON_HWY=bundled", "-DMAROON_BUILD_TESTS=OFF",
                      "-DMAROON_BUILD_BENCH=OFF", "-DMAROON_BUILD_TOOLS=OFF", "-DMAROON_BUILD_CLI=OFF",
-                     "-DMAROON_INSTALL=OFF", "-DMAROON_ONNX=OFF"]
+                     "-DMAROON_INSTALL=OFF", "-DMAROON_OPENSSL=OFF", "-DMAROON_MPI=OFF",
+                     "-DMAROON_ONNX=OFF"]
         args += pybind11_args() + os.environ.get("MAROON_CMAKE_ARGS", "").split()
         generator = ["-G", "Ninja"] if shutil.which("ninja") and not (build / "CMakeCache.txt").exists() else []
         subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(build)] + generator + args,

@@ -5,6 +5,8 @@
 #   maroon::maroon_static  the same as static archives (needs Highway and threads at link time)
 #   maroon::lagoon         libmaroon_lagoon.so: the Lagoon C ABI (maroon/lagoon.h), engine inside
 #   maroon::lagoon_static  the same as static archives
+#   maroon::dist           data-parallel training (maroon/dist.h), static; maroon::dist_mpi its
+#                          MPI communicator (Open MPI's, or a stub when built without MPI)
 #
 # The same names work after find_package(maroon) and, as ALIAS targets, after add_subdirectory.
 # Their usage requirements are include/ (and the generated maroon/version.h) and C++20, nothing
@@ -69,6 +71,20 @@ if(TARGET maroon_lagoon)
   set_target_properties(maroon_lagoon_shared PROPERTIES EXPORT_NAME lagoon LINK_DEPENDS ${map})
   add_library(maroon::lagoon ALIAS maroon_lagoon_shared)
   list(APPEND MAROON_EXPORTED maroon_lagoon_shared)
+endif()
+
+# Data-parallel training (maroon/dist.h) as static archives: maroon::dist, the step with no MPI
+# (a Comm of the caller's), and maroon::dist_mpi, MPI_COMM_WORLD's Comm. maroonConfig.cmake looks
+# for what they link (OpenSSL, Open MPI) without requiring it, so a consumer needs those only
+# when it links these targets.
+if(TARGET maroon_dist)
+  foreach(part dist dist_mpi)
+    maroon_static_face(maroon_${part}_static maroon_${part})
+    add_library(maroon::${part} ALIAS maroon_${part}_static)
+    set_target_properties(maroon_${part} PROPERTIES EXPORT_NAME ${part}_core)
+    set_target_properties(maroon_${part}_static PROPERTIES EXPORT_NAME ${part})
+    list(APPEND MAROON_EXPORTED maroon_${part} maroon_${part}_static)
+  endforeach()
 endif()
 
 # Installing needs Highway as an installed package: a build against a Highway of its own (the

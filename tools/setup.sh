@@ -16,6 +16,8 @@ MAROON_APT_PACKAGES=(
   doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
   clang-19 libclang-rt-19-dev           # sanitizer builds and libFuzzer (tools/ci_safety.sh)
+  libopenmpi-dev openmpi-bin python3-mpi4py  # data-parallel training over MPI (src/dist)
+  libssl-dev                            # OpenSSL's SHA-256: the per-step state digest (src/dist)
   libonnx-dev libprotobuf-dev           # ONNX import (src/onnx): ONNX's generated protobuf classes
   libonnx-testdata python3-onnx         # its conformance tests (tests/onnx) and tools/onnx
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)

@@ -44,6 +44,8 @@ if grep -q -- "-I$src/src\|-ffp-contract\|-Werror=switch" "$tmp/consumer/build/c
 fi
 "$tmp/consumer/build/consumer_maroon" "$version"
 "$tmp/consumer/build/consumer_maroon_static" "$version"
+[ -x "$tmp/consumer/build/dist_consumer" ] || { echo "FAIL: the package has no maroon::dist_mpi"; exit 1; }
+"$tmp/consumer/build/dist_consumer"
 linked=$(ldd "$tmp/consumer/build/consumer_maroon")
 grep -q "$prefix.*libmaroon.so" <<<"$linked" ||
   { echo "FAIL: consumer_maroon does not load the installed libmaroon.so"; exit 1; }

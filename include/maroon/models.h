@@ -22,6 +22,9 @@ class MnistModel : public nn::Module {
   // Not const: BatchNorm updates its running statistics while Tensor::training() is on.
   virtual Tensor operator()(const Tensor& x) = 0;
   virtual std::string kind() const = 0;  // "mlp" or "cnn"
+  // The layers whose running statistics a training forward updates (the data-parallel step
+  // defers and orders those updates: maroon/dist.h).
+  virtual std::vector<nn::BatchNorm*> batchnorms() { return {}; }
 };
 
 // 784-512-512-10 with ReLU; tinygrad's Linear init after Tensor::manual_seed(seed). State names
@@ -46,6 +49,7 @@ class MnistCNN : public MnistModel {
   nn::StateDict state_dict() const override;
   std::vector<Tensor> parameters() const override;  // batchnorm statistics are not trained
   std::string kind() const override { return "cnn"; }
+  std::vector<nn::BatchNorm*> batchnorms() override { return {&bn4, &bn10}; }
   uint64_t seed;  // first member: the stream is seeded before the layers draw from it
   nn::Conv2d c0, c2;
   nn::BatchNorm bn4;
@@ -83,6 +87,14 @@ class TrainStep {
   MnistModel& model_;
   optim::Adam opt_;
 };
+
+// One shard of a data-parallel step (maroon/dist.h, docs/dist.md): the sum (not the mean) of the
+// shard's per-sample cross-entropy losses, which the step divides by the global batch size, and
+// how many of the shard the model classified right. Training mode must be on.
+struct ShardLoss {
+  Tensor loss_sum, correct;
+};
+ShardLoss shard_loss(MnistModel& model, const Tensor& x, const Tensor& y);
 
 // Predicted classes (argmax of the logits, first on ties) for `n` images, in batches of `batch`,
 // with training off (BatchNorm uses its running statistics).

@@ -63,6 +63,18 @@ class BatchNorm : public Module {
   Tensor operator()(const Tensor& x);
   StateDict state_dict() const override;
   std::vector<Tensor> parameters() const override;  // weight and bias only
+  // One training forward's batch statistics (detached), and the input's element count that the
+  // variance correction uses.
+  struct BatchStats {
+    Tensor mean, var;
+    int64_t numel;
+  };
+  // The running-statistics update a training forward makes: running <- (1 - momentum) * running +
+  // momentum * batch (the variance scaled by numel / (numel - C)), num_batches_tracked + 1.
+  void update_running(const BatchStats& s);
+  // While set, a training forward appends its statistics here instead of updating: the
+  // data-parallel step (maroon/dist.h) applies every shard's in shard order.
+  std::vector<BatchStats>* defer_running = nullptr;
   double eps, momentum;
   bool track_running_stats;
   std::optional<Tensor> weight, bias;

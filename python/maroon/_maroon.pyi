@@ -7,6 +7,7 @@ import numpy
 __version__: str
 nn: Any  # maroon.nn re-exports its layers, optimizers and state functions
 verify: Any  # maroon.verify wraps it (verifiable runs)
+dist: Any  # maroon.dist re-exports the data-parallel step
 
 class Error(builtins.RuntimeError): ...
 class DTypeError(Error, builtins.TypeError): ...

@@ -60,6 +60,7 @@ void bind_infer(py::module_& m);
 void bind_verify(py::module_& m);
 void bind_onnx(py::module_& m);  // maroon.onnx (python/src/onnx.cpp)
 void bind_dlpack(py::class_<Tensor>& t);
+void bind_dist(py::module_& m);
 void bind_docs(py::module_& m);  // the hook maroon/_docs attaches docstrings with
 
 }  // namespace maroon::py_bind

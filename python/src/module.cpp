@@ -69,7 +69,8 @@ PYBIND11_MODULE(_maroon, m) {
   py_bind::bind_verify(m);
   py_bind::bind_onnx(m);
   py_bind::bind_dlpack(t);
-  py_bind::bind_docs(m);
+  py_bind::bind_dist(m);
+  py_bind::bind_docs(m);  // last: it documents what the others bound
 
   m.def("set_backend", py::overload_cast<const std::string&>(&set_backend), py::arg("name"));
   m.def("backend", &backend_name);

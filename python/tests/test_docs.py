@@ -23,11 +23,12 @@ def resolve(qualname):
 
 def public_api():
     """Every public name a user reaches: the module's functions and classes, Tensor's methods and
-    properties, and the nn layers' and optimizers' classes and methods."""
+    properties, the nn layers' and optimizers' classes and methods, and maroon.dist's."""
     names = [n for n in dir(ext) if not n.startswith("_") and n not in ("nn", "Error", "ShapeError", "DTypeError", "DTypeNameError",
                                                                          "FormatError", "IndexError", "MemoryError")]
     names += ["Tensor." + n for n in vars(Tensor) if not n.startswith("_")]
-    for owner, prefix in ((ext.nn, "nn."), (ext.nn.optim, "nn.optim.")):
+    names += ["dist." + n for n in dir(ext.dist) if not n.startswith("_") and not isinstance(getattr(ext.dist, n), type)]
+    for owner, prefix in ((ext.nn, "nn."), (ext.nn.optim, "nn.optim."), (ext.dist, "dist.")):
         for n in dir(owner):
             cls = getattr(owner, n)
             if n.startswith("_") or not isinstance(cls, type):
@@ -45,11 +46,12 @@ def test_every_public_name_has_a_docstring():
 
 
 def test_the_python_parts_have_docstrings_too():
+    import maroon.dist
     import maroon.nn.optim
     import maroon.nn.state
     import maroon.verify
     missing = []
-    for mod in (maroon, maroon.nn, maroon.nn.optim, maroon.nn.state, maroon.verify):
+    for mod in (maroon, maroon.nn, maroon.nn.optim, maroon.nn.state, maroon.verify, maroon.dist):
         for n in dir(mod):
             o = getattr(mod, n)
             if not n.startswith("_") and not inspect.ismodule(o) and not (getattr(o, "__doc__", "") or "").strip():

@@ -29,6 +29,9 @@ int64_t steps_of(const RunConfig& cfg, const data::Split& train) {
   if (cfg.epochs <= 0) throw Error("[train] epochs must be positive, got " + std::to_string(cfg.epochs));
   if (!(cfg.lr > 0) || !(cfg.lr_decay > 0) || cfg.lr_decay > 1)
     throw Error("[train] lr must be positive and lr decay in (0, 1]");
+  if (cfg.shards <= 0 || cfg.shards > cfg.batch)
+    throw Error("[train] shards " + std::to_string(cfg.shards) + " must be between 1 and the batch size " +
+                std::to_string(cfg.batch));
   int64_t total = 0;
   if (__builtin_mul_overflow(train.n / cfg.batch, cfg.epochs, &total))
     throw Error("[train] " + std::to_string(cfg.epochs) + " epochs of " + std::to_string(train.n / cfg.batch) +
@@ -44,7 +47,8 @@ std::string num(double x) {
 
 }  // namespace
 
-MnistProgram::MnistProgram(const RunConfig& cfg, const data::Split& train, const std::string& perturbation)
+MnistProgram::MnistProgram(const RunConfig& cfg, const data::Split& train, const std::string& perturbation,
+                           dist::Comm* comm, double timeout_s)
     : cfg_(cfg),
       train_(train),
       total_(steps_of(cfg, train)),
@@ -53,6 +57,9 @@ MnistProgram::MnistProgram(const RunConfig& cfg, const data::Split& train, const
       sampler_(train.n, cfg.batch, static_cast<uint64_t>(cfg.seed)),
       xb_(static_cast<size_t>(cfg.batch * 784)),
       yb_(static_cast<size_t>(cfg.batch)) {
+  if (cfg.shards > 1 || (comm && comm->size() > 1))
+    dp_ = std::make_unique<dist::DataParallel>(step_->optimizer(), cfg.shards, comm ? *comm : self_,
+                                               model_->batchnorms(), timeout_s);
   if (perturbation.empty()) return;
   char tensor[128];
   long long s, e;
@@ -79,8 +86,18 @@ models::StepResult MnistProgram::step(int64_t k) {
     std::memcpy(&xb_[i * 784], &train_.images[static_cast<size_t>(order[i]) * 784], 784);
     yb_[i] = train_.labels[order[i]];
   }
-  models::StepResult r =
-      (*step_)(models::images_to_input(xb_.data(), cfg_.batch), models::labels_to_tensor(yb_.data(), cfg_.batch));
+  models::StepResult r;
+  if (dp_) {
+    // Each rank converts only the samples of its own shards.
+    dist::StepOutput out = dp_->step(cfg_.batch, [&](dist::Range s) {
+      models::ShardLoss l = models::shard_loss(*model_, models::images_to_input(&xb_[s.begin * 784], s.size()),
+                                               models::labels_to_tensor(&yb_[s.begin], s.size()));
+      return dist::ShardOutput{l.loss_sum, l.correct};
+    });
+    r = {out.loss.to_vector<float>().at(0), out.count};
+  } else {
+    r = (*step_)(models::images_to_input(xb_.data(), cfg_.batch), models::labels_to_tensor(yb_.data(), cfg_.batch));
+  }
   if (k == perturb_step_)
     for (auto& [name, t] : model_->state_dict())
       if (name == perturb_tensor_) verify::flip_bit(t, perturb_element_, perturb_bit_);
@@ -101,6 +118,7 @@ verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::Mnis
   j.config = {{"dataset", cfg.dataset}, {"model", cfg.model}, {"epochs", std::to_string(cfg.epochs)},
               {"batch", std::to_string(cfg.batch)}, {"seed", std::to_string(cfg.seed)},
               {"steps", std::to_string(cfg.max_steps)}, {"lr", num(cfg.lr)}, {"lr_decay", num(cfg.lr_decay)}};
+  if (cfg.shards > 1) j.config["shards"] = std::to_string(cfg.shards);
   for (const char* f : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                         "t10k-labels-idx1-ubyte"}) {
     // Absolute: a record's relative paths are relative to the record, and --data or
@@ -142,7 +160,11 @@ RunConfig config_of(const verify::Job& job, const std::string& what) {
     throw FormatError(what + ": job.config names dataset \"" + c.dataset + "\" and model \"" + c.model + "\"");
   c.epochs = integer("epochs"), c.batch = integer("batch"), c.seed = integer("seed"), c.max_steps = integer("steps");
   c.lr = real("lr"), c.lr_decay = real("lr_decay");
-  if (job.config.size() != 8) throw FormatError(what + ": job.config has keys this command does not know");
+  // "shards" is there only for a sharded job (above 1); without it the job ran one batch a step.
+  bool sharded = job.config.count("shards") > 0;
+  if (sharded && ((c.shards = integer("shards")) < 2 || c.shards > c.batch))
+    throw FormatError(what + ": job.config.shards \"" + get("shards") + "\" must be between 2 and the batch size");
+  if (job.config.size() != 8u + sharded) throw FormatError(what + ": job.config has keys this command does not know");
   return c;
 }
 

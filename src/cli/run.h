@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "maroon/datasets.h"
+#include "maroon/dist.h"
 #include "maroon/models.h"
 #include "maroon/verify.h"
 
@@ -18,6 +19,7 @@ struct RunConfig {
   std::string model = "mlp";      // "mlp" or "cnn"
   int64_t epochs = 1, batch = 128, seed = 0;
   int64_t max_steps = 0;  // 0: every step of every epoch; otherwise stop after this many
+  int64_t shards = 1;     // the data-parallel step's shards (maroon/dist.h); 1: one batch
   double lr = 1e-3;
   double lr_decay = 0.5;  // epoch e (0-based) trains with lr * lr_decay^e
 };
@@ -30,12 +32,17 @@ std::string data_dir(const std::string& dataset, const std::string& override);
 // driven by SplitMix64 from (seed, epoch)); each epoch has floor(n / batch) steps. The learning
 // rate is set at the start of each epoch (a float32 tensor, from a double product). A
 // perturbation "STEP:TENSOR:ELEMENT:BIT" (train --perturb, for tests and demonstrations) flips
-// that bit of model tensor TENSOR after step STEP's update.
+// that bit of model tensor TENSOR after step STEP's update. With more than one shard, or ranks in
+// `comm`, each step is the data-parallel step over them (without `comm`, one process runs every
+// shard, which gives the bits of any number of ranks: verify, bisect and trace replay so);
+// `timeout_s` as in dist::DataParallel.
 class MnistProgram {
  public:
-  MnistProgram(const RunConfig& cfg, const data::Split& train, const std::string& perturbation = "");
+  MnistProgram(const RunConfig& cfg, const data::Split& train, const std::string& perturbation = "",
+               dist::Comm* comm = nullptr, double timeout_s = 600);
   int64_t steps_per_epoch() const { return sampler_.batches_per_epoch(); }
   int64_t total_steps() const { return total_; }
+  int64_t shards() const { return cfg_.shards; }
   models::StepResult step(int64_t k);  // step k (1-based)
   models::MnistModel& model() { return *model_; }
   verify::StateBinding binding();
@@ -47,6 +54,8 @@ class MnistProgram {
   int64_t total_;
   std::unique_ptr<models::MnistModel> model_;
   std::unique_ptr<models::TrainStep> step_;
+  dist::SelfComm self_;
+  std::unique_ptr<dist::DataParallel> dp_;
   verify::EpochSampler sampler_;
   std::vector<uint8_t> xb_, yb_;
   int64_t perturb_step_ = -1, perturb_element_ = 0;
@@ -55,7 +64,8 @@ class MnistProgram {
 };
 
 // The job's identity: its configuration, its data files (dir: where they are) and the model's
-// architecture digest (the forward graph of `model` on a batch, in eval mode).
+// architecture digest (the forward graph of `model` on a batch, in eval mode). "shards" is in the
+// configuration only when above 1, so a one-process job keeps the digest it had before sharding.
 verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::MnistModel& model);
 // The configuration a record's job names; throws FormatError naming the field when it is not one
 // of this command's.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <tuple>
 #include <utility>
 
 #include "cli/commands.h"
@@ -18,8 +20,8 @@ namespace {
 
 struct TrainOptions {
   std::string task = "mnist", dataset, model = "mlp", out, resume_from, perturb;
-  int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 0, log_every = 50;
-  double lr = 1e-3, lr_decay = 0.5;
+  int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 0, log_every = 50, shards = 1;
+  double lr = 1e-3, lr_decay = 0.5, timeout = 600;
   bool no_eval = false, resume = false;
   DataOptions data;
 };
@@ -37,6 +39,7 @@ RunConfig config(const TrainOptions& o) {
   cfg.lr = o.lr;
   cfg.lr_decay = o.lr_decay;
   cfg.max_steps = o.steps;
+  cfg.shards = o.shards;
   return cfg;
 }
 
@@ -57,7 +60,8 @@ std::pair<std::string, std::string> output_paths(const TrainOptions& o, const Ru
 
 struct Loop {
   MnistProgram& prog;
-  verify::Run& run;
+  verify::Run* run;  // rank 0's; the other ranks commit nothing
+  int64_t first;     // steps done before this loop (a resume)
   const data::Mnist& ds;
   const RunConfig& cfg;
   bool eval;
@@ -70,13 +74,12 @@ std::string train_loop(const Loop& l) {
   double epoch_start = 0, loss_sum = 0;
   int64_t epoch_correct = 0, epoch_steps = 0;
   std::string last_test;
-  while (l.run.step() < l.run.total_steps()) {
-    int64_t done = l.run.step() + 1;
+  for (int64_t done = l.first + 1; done <= l.prog.total_steps(); ++done) {
     models::StepResult r = l.prog.step(done);
-    l.run.commit(r.loss);
+    if (l.run) l.run->commit(r.loss);
     loss_sum += r.loss, epoch_correct += r.correct, ++epoch_steps;
     l.progress.step(done, r.loss, r.correct);
-    if (done % l.prog.steps_per_epoch() != 0 && done != l.run.total_steps()) continue;
+    if (done % l.prog.steps_per_epoch() != 0 && done != l.prog.total_steps()) continue;
     double t = l.progress.elapsed();
     char line[256];
     std::snprintf(line, sizeof line, "epoch %lld/%lld: %lld steps, mean loss %.4f, train acc %s%%",
@@ -109,6 +112,7 @@ void report(const Context& ctx, const verify::RunRecord& rec, double seconds, in
   nlohmann::ordered_json j = {{"weights", out},
                               {"run_record", record_path},
                               {"steps", rec.steps},
+                              {"shards", prog.shards()},
                               {"test_accuracy", nullptr},
                               {"seconds_per_epoch", std::round(per_epoch * 1000) / 1000},
                               {"train_seconds", std::round(seconds * 1000) / 1000},
@@ -130,39 +134,84 @@ void report(const Context& ctx, const verify::RunRecord& rec, double seconds, in
   ctx.result(j, text);
 }
 
-int train(const TrainOptions& o, const Context& ctx) {
-  RunConfig cfg = config(o);
-  apply_threads(o.data);
-  auto [out, record_path] = output_paths(o, cfg);
+// Every rank runs this; rank 0 alone evaluates, prints, commits and writes files (the other ranks'
+// states are checked against rank 0's after every step by dist::DataParallel). Ranks must train
+// on the same data: a rank with other files is named before the first step.
+int train_ranks(const TrainOptions& o, const Context& ctx, const RunConfig& cfg, dist::Comm* comm) {
+  const int rank = comm ? comm->rank() : 0, ranks = comm ? comm->size() : 1;
+  if (ranks > 1 && (o.resume || !o.resume_from.empty()))
+    throw Error("--resume under MPI is not supported: resume the run in one process (the same bits)");
+  std::string out, record_path;
+  if (rank == 0) std::tie(out, record_path) = output_paths(o, cfg);
   std::string dir = data_dir(cfg.dataset, o.data.dir);
   data::Mnist ds = load_dataset(cfg.dataset, o.data.dir);
-  MnistProgram prog(cfg, ds.train, o.perturb);
-  verify::RunOptions ro;
-  ro.record = record_path, ro.steps = prog.total_steps(), ro.command_line = ctx.command_line;
-  ro.checkpoint_every = o.checkpoint_every ? o.checkpoint_every : prog.steps_per_epoch();
-  ro.resume = !o.resume_from.empty() ? o.resume_from : o.resume ? "latest" : "";
-  verify::Run run(mnist_job(cfg, dir, prog.model()), prog.binding(), ro);
-  char lr[64];
+  if (ranks > 1) {
+    auto bytes = [](const std::vector<uint8_t>& v) {
+      return std::string_view(reinterpret_cast<const char*>(v.data()), v.size());
+    };
+    std::string mine = verify::hex(verify::sha256(bytes(ds.train.images))) +
+                       verify::hex(verify::sha256(bytes(ds.train.labels)));
+    std::vector<std::string> all = comm->all_gather(verify::hex(verify::sha256(mine)));
+    for (int q = 1; q < ranks; ++q)
+      if (all[q] != all[0])
+        throw Error("rank " + std::to_string(q) + "'s training data (sha256 " + all[q] + ") is not rank 0's (" +
+                    all[0] + ")");
+  }
+  MnistProgram prog(cfg, ds.train, o.perturb, comm, o.timeout);
+  std::optional<verify::Run> run;
+  if (rank == 0) {
+    verify::RunOptions ro;
+    ro.record = record_path, ro.steps = prog.total_steps(), ro.command_line = ctx.command_line;
+    ro.checkpoint_every = o.checkpoint_every ? o.checkpoint_every : prog.steps_per_epoch();
+    ro.resume = !o.resume_from.empty() ? o.resume_from : o.resume ? "latest" : "";
+    run.emplace(mnist_job(cfg, dir, prog.model()), prog.binding(), ro);
+  }
+  Context quiet = ctx;
+  quiet.quiet = ctx.quiet || rank != 0;
+  char lr[64], dp[64] = "";
   std::snprintf(lr, sizeof lr, "%g (x%g per epoch)", cfg.lr, cfg.lr_decay);
-  ctx.log("maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld), %lld steps, seed %lld, Adam lr %s, "
-          "%d thread(s), %s",
-          cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
-          static_cast<long long>(prog.steps_per_epoch()), static_cast<long long>(cfg.batch),
-          static_cast<long long>(prog.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
-          simd_target().c_str());
-  run.begin();
-  if (run.step() > 0) ctx.log("resumed after step %lld", static_cast<long long>(run.step()));
-  int64_t first = run.step();
-  Progress progress(prog.total_steps(), prog.steps_per_epoch(), cfg.epochs, cfg.batch, o.log_every, ctx.quiet);
-  std::string acc = train_loop({prog, run, ds, cfg, !o.no_eval, progress});
+  if (cfg.shards > 1 || ranks > 1)
+    std::snprintf(dp, sizeof dp, ", %lld shards on %d rank(s)", static_cast<long long>(cfg.shards), ranks);
+  quiet.log("maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld%s), %lld steps, seed %lld, Adam lr "
+            "%s, %d thread(s), %s",
+            cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
+            static_cast<long long>(prog.steps_per_epoch()), static_cast<long long>(cfg.batch), dp,
+            static_cast<long long>(prog.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
+            simd_target().c_str());
+  int64_t first = 0;
+  if (run) {
+    run->begin();
+    first = run->step();
+    if (first > 0) ctx.log("resumed after step %lld", static_cast<long long>(first));
+  }
+  Progress progress(prog.total_steps(), prog.steps_per_epoch(), cfg.epochs, cfg.batch, o.log_every, quiet.quiet);
+  std::string acc = train_loop({prog, run ? &*run : nullptr, first, ds, cfg, !o.no_eval && rank == 0, progress});
   double seconds = progress.elapsed();
+  if (rank != 0) return kOk;
   nn::safe_save(prog.model().state_dict(), out);
   std::map<std::string, std::string> claims;
   if (!acc.empty()) claims["test_accuracy"] = acc;
   if (!o.perturb.empty()) claims["perturbation"] = o.perturb;
-  verify::RunRecord rec = run.finish({{"weights", out, ""}}, claims);
+  if (ranks > 1) claims["ranks"] = std::to_string(ranks);  // where it ran; the bits do not depend on it
+  verify::RunRecord rec = run->finish({{"weights", out, ""}}, claims);
   report(ctx, rec, seconds, prog.total_steps() - first, prog, out, record_path);
   return kOk;
+}
+
+int train(const TrainOptions& o, const Context& ctx) {
+  RunConfig cfg = config(o);
+  apply_threads(o.data);
+  // Under mpirun (or another MPI launcher) this process is one rank of MPI_COMM_WORLD.
+  std::unique_ptr<dist::Comm> comm = dist::launched_by_mpi() ? dist::mpi_world() : nullptr;
+  try {
+    return train_ranks(o, ctx, cfg, comm.get());
+  } catch (const std::exception& e) {
+    if (!comm || comm->size() == 1) throw;
+    // The other ranks would wait for this one until their timeout: end them all now.
+    std::fflush(stdout);
+    std::fprintf(stderr, "maroon train: rank %d of %d: error: %s\n", comm->rank(), comm->size(), e.what());
+    dist::abort_world(kUsage);
+  }
 }
 
 Runner declare(CLI::App& app) {
@@ -201,6 +250,16 @@ Runner declare(CLI::App& app) {
       ->type_name("K")
       ->capture_default_str();
   app.add_flag("--no-eval", o->no_eval, "skip the test-set evaluation after each epoch");
+  app.add_option("--shards", o->shards, "cut each batch into S shards summed in a fixed order (docs/dist.md): "
+                 "the same bits on any number of MPI ranks up to S (mpirun -np R maroon train ...)")
+      ->check(integer_at_least(1))
+      ->type_name("S")
+      ->capture_default_str();
+  app.add_option("--timeout", o->timeout, "under MPI: seconds a rank waits for the others before the job ends "
+                 "with an error (0: forever)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS")
+      ->capture_default_str();
   add_data_options(app, o->data);
   return [o](const Context& ctx) { return train(*o, ctx); };
 }

@@ -25,6 +25,12 @@ StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
   return r;
 }
 
+ShardLoss shard_loss(MnistModel& model, const Tensor& x, const Tensor& y) {
+  Tensor logits = model(x);
+  // Reduction::Sum is the mean's numerator: -(sum of the per-sample terms), the same nodes.
+  return {logits.sparse_categorical_crossentropy(y, -1, 0.0, Reduction::Sum), (logits.argmax(1) == y).sum()};
+}
+
 std::vector<uint8_t> predict(MnistModel& model, const uint8_t* pixels, int64_t n, int64_t batch) {
   if (batch <= 0) throw ShapeError("[predict] batch must be positive, got " + std::to_string(batch));
   TrainingScope eval(false);

@@ -94,13 +94,25 @@ Tensor BatchNorm::operator()(const Tensor& x) {
     batch_var = (y * y).mean(Axis(axes));
   }
   if (track_running_stats && Tensor::training()) {
-    running_mean->assign((1 - momentum) * *running_mean + momentum * batch_mean.detach());
-    // Python evaluates momentum * numel / (numel - C) left to right in doubles.
-    double n = static_cast<double>(x.numel()), c = static_cast<double>(x.shape()[1]);
-    running_var->assign((1 - momentum) * *running_var + momentum * n / (n - c) * batch_var.detach());
-    num_batches_tracked.assign(num_batches_tracked + 1);
+    BatchStats s{batch_mean.detach(), batch_var.detach(), x.numel()};
+    if (defer_running)
+      defer_running->push_back(std::move(s));
+    else
+      update_running(s);
   }
   return x.batchnorm(weight, bias, batch_mean, batch_var.add(eps).rsqrt());
+}
+
+void BatchNorm::update_running(const BatchStats& s) {
+  if (!running_mean || !running_var) throw ShapeError("[BatchNorm] update_running needs track_running_stats");
+  if (s.mean.shape() != running_mean->shape() || s.var.shape() != running_mean->shape())
+    throw ShapeError("[BatchNorm] batch statistics of shape " + shape_str(s.mean.shape()) + " for running ones of " +
+                     shape_str(running_mean->shape()));
+  running_mean->assign((1 - momentum) * *running_mean + momentum * s.mean);
+  // Python evaluates momentum * numel / (numel - C) left to right in doubles.
+  double n = static_cast<double>(s.numel), c = static_cast<double>(running_mean->shape()[0]);
+  running_var->assign((1 - momentum) * *running_var + momentum * n / (n - c) * s.var);
+  num_batches_tracked.assign(num_batches_tracked + 1);
 }
 
 StateDict BatchNorm::state_dict() const {

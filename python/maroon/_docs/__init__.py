@@ -12,14 +12,15 @@ typed one is kept in `SIGNATURES` for the stubs, `tools/python/gen_stubs.py`). P
 classes get a plain `__doc__`. Nothing is wrapped: a call costs exactly what it did.
 """
 from . import module as _module, nn as _nn, tensor_compute as _compute, tensor_elementwise as _elementwise
-from . import tensor_shape as _shape, verify as _verify
+from . import dist as _dist, tensor_shape as _shape, verify as _verify
 
 try:
     from .outputs import OUTPUTS
 except ImportError:  # before tools/python/doc_outputs.py first ran
     OUTPUTS = {}
 
-TABLES = (_module.DOCS, _elementwise.DOCS, _shape.DOCS, _compute.DOCS, _nn.DOCS, _verify.DOCS)
+TABLES = (_module.DOCS, _elementwise.DOCS, _shape.DOCS, _compute.DOCS, _nn.DOCS, _verify.DOCS,
+          _dist.DOCS)
 
 _DONE = set()  # ids of the objects documented, so an alias is documented once
 SIGNATURES = {}  # "Tensor.conv2d" -> pybind11's typed signature line, before apply()
