@@ -46,6 +46,18 @@ const std::vector<float> kB{0.5f, -0.125f};
 
 std::string bytes_of(const ::onnx::ModelProto& m) { return m.SerializeAsString(); }
 
+// mlp() with W's data moved out to the file `location` (relative to the model's folder).
+::onnx::ModelProto mlp_with_external_w(const std::string& location) {
+  ::onnx::ModelProto m = mlp();
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* kv = w->add_external_data();
+  kv->set_key("location");
+  kv->set_value(location);
+  return m;
+}
+
 Tensor input(int64_t n) {
   std::vector<float> v;
   for (int64_t i = 0; i < n * 3; ++i) v.push_back(static_cast<float>(i % 7) - 2.75f);
@@ -194,14 +206,8 @@ TEST(OnnxLoader, ExternalDataStaysInTheModelsFolder) {
   }
   fs::create_symlink(dir / "outside.bin", dir / "model" / "link.bin");
   auto with_location = [&](const std::string& loc, const std::string& offset) {
-    ::onnx::ModelProto m = mlp();
-    auto* w = m.mutable_graph()->mutable_initializer(0);
-    w->clear_raw_data();
-    w->set_data_location(::onnx::TensorProto::EXTERNAL);
-    auto* kv = w->add_external_data();
-    kv->set_key("location");
-    kv->set_value(loc);
-    kv = w->add_external_data();
+    ::onnx::ModelProto m = mlp_with_external_w(loc);
+    auto* kv = m.mutable_graph()->mutable_initializer(0)->add_external_data();
     kv->set_key("offset");
     kv->set_value(offset);
     std::ofstream((dir / "model" / "m.onnx"), std::ios::binary) << bytes_of(m);
@@ -250,14 +256,7 @@ TEST(OnnxLoader, NonRegularFilesAreRefused) {
   EXPECT_NE(error_of([&] { maroon::onnx::load_tensor_pb((dir / "m.onnx").string()); }).find("not a regular file"),
             std::string::npos);
   ASSERT_EQ(::mkfifo((dir / "w.bin").c_str(), 0600), 0);
-  ::onnx::ModelProto m = mlp();
-  auto* w = m.mutable_graph()->mutable_initializer(0);
-  w->clear_raw_data();
-  w->set_data_location(::onnx::TensorProto::EXTERNAL);
-  auto* kv = w->add_external_data();
-  kv->set_key("location");
-  kv->set_value("w.bin");
-  std::ofstream(dir / "ext.onnx", std::ios::binary) << bytes_of(m);
+  std::ofstream(dir / "ext.onnx", std::ios::binary) << bytes_of(mlp_with_external_w("w.bin"));
   EXPECT_NE(error_of([&] { maroon::onnx::load((dir / "ext.onnx").string()); }).find("not a regular file"),
             std::string::npos);
   fs::remove_all(dir);
