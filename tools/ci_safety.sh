@@ -9,10 +9,11 @@
 #    target would double the stage), with --full (in build-asan-full) every target. CI runs the
 #    safety and IO suites (checked sizes, deep graphs, interrupts, threads, atomic files, bounded
 #    reads), the `maroon` command on good and bad input, and each fuzzer for MAROON_FUZZ_SECONDS
-#    (CI: 10) from its seed corpus. --full adds the core, API (nn included), CPU, Lagoon and MNIST
+#    (default 30) from its seed corpus, MAROON_FUZZ_PARALLEL (default 2) at a time. --full adds the core, API (nn included), CPU, Lagoon and MNIST
 #    suites (the slowest comparisons with PyTorch and MPFR left to the ordinary build: see SKIP).
-# 2. build-tsan: clang-19 at -O1 with TSan, Highway's baseline target only: the thread pool and
-#    the multi-threaded API tests (maroon_safety_tests, Threads.*).
+# 2. build-tsan: clang-19 at -O1 with TSan, Highway's baseline target only: the thread pool
+#    (maroon_pool_tests: tests/cpu/threads_test.cpp) and the multi-threaded API tests
+#    (maroon_safety_tests, Threads.*).
 #
 # Longer fuzzing: bash tools/fuzz.sh [SECONDS_PER_FUZZER]. MAROON_SAFETY_JOBS (default: the CPU
 # count) sets the build's parallelism.
@@ -22,14 +23,15 @@ start=$(date +%s)
 full=0
 [ "${1:-}" = "--full" ] && full=1
 jobs=${MAROON_SAFETY_JOBS:-$(nproc)}
-fuzz_seconds=${MAROON_FUZZ_SECONDS:-$([ $full = 1 ] && echo 30 || echo 10)}
+fuzz_seconds=${MAROON_FUZZ_SECONDS:-30}
+fuzz_parallel=${MAROON_FUZZ_PARALLEL:-2}
 CC=${MAROON_SAFETY_CC:-clang-19}
 CXX=${MAROON_SAFETY_CXX:-clang++-19}
 launcher=()
 command -v ccache >/dev/null && [ -z "${MAROON_SAFETY_NO_CCACHE:-}" ] &&
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-stage() { echo "ci_safety: $* ($(( $(date +%s) - start )) s)"; }
+stage() { echo "ci_safety: [$(( $(date +%s) - start )) s] $* (load $(cut -d' ' -f1 /proc/loadavg))"; }
 
 configure() {  # DIR FLAGS EXTRA-CMAKE-ARGS...
   local dir=$1 flags=$2
@@ -90,30 +92,43 @@ cli_smoke() {
 }
 cli_smoke
 
-stage "fuzzing each parser for $fuzz_seconds s"
-mkdir -p $asan/fuzz-findings
-for f in "${fuzzers[@]}"; do
-  n=${f#maroon-fuzz-}
+# Two fuzzers at a time (CI's two cores), each from a scratch copy of its seed corpus.
+fuzz_one() {  # FORMAT: runs its fuzzer; prints one line; the log and any crash in fuzz-findings
+  local n=$1 work log
   work=$(mktemp -d)
   cp fuzz/corpus/"$n"/* "$work"/
   log=$asan/fuzz-findings/$n.log
-  if ! $asan/fuzz/"$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+  if $asan/fuzz/maroon-fuzz-"$n" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix=$asan/fuzz-findings/"$n"- -print_final_stats=1 "$work" >"$log" 2>&1; then
+    echo "  $n: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in" \
+      "$fuzz_seconds s, $(ls "$work" | wc -l) inputs in its corpus, no crash"
+    rm -rf "$work"
+  else
     tail -30 "$log"
-    echo "ci_safety: $f found a crash; the input is in $asan/fuzz-findings (add it to fuzz/corpus/$n once fixed)"
-    exit 1
+    echo "ci_safety: maroon-fuzz-$n found a crash; the input is in $asan/fuzz-findings (add it to fuzz/corpus/$n once fixed)"
+    rm -rf "$work"
+    return 1
   fi
-  echo "  $n: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions, no crash"
-  rm -rf "$work"
-done
+}
+export -f fuzz_one
+export asan fuzz_seconds
+stage "fuzzing each parser for $fuzz_seconds s, $fuzz_parallel at a time"
+rm -rf $asan/fuzz-findings
+mkdir -p $asan/fuzz-findings
+printf '%s\n' "${fuzzers[@]#maroon-fuzz-}" | xargs -P "$fuzz_parallel" -I{} bash -c 'fuzz_one {}' ||
+  { echo "ci_safety: a fuzzer found a crash"; exit 1; }
 
-# ---- 2. TSan: the thread pool and the multi-threaded API tests
+# ---- 2. TSan: the thread pool (tests/cpu/threads_test.cpp) and the multi-threaded API tests
+# (Threads.*: exceptions and interrupts in workers, concurrent realize and settings). Only these
+# two test binaries and the engine library they need are built; ONNX, the command and the
+# tools are off.
 tsan_flags="-O1 -g1 -fsanitize=thread -DHWY_COMPILE_ONLY_STATIC=1"
-configure build-tsan "$tsan_flags" -DMAROON_FUZZ=OFF
+configure build-tsan "$tsan_flags" -DMAROON_FUZZ=OFF -DMAROON_ONNX=OFF -DMAROON_BUILD_CLI=OFF -DMAROON_BUILD_TOOLS=OFF
 stage "building build-tsan"
-cmake --build build-tsan -j "$jobs" --target maroon_safety_tests
+cmake --build build-tsan -j "$jobs" --target maroon_safety_tests maroon_pool_tests
 stage "running the thread tests under TSan"
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/safety/maroon_safety_tests \
-  --gtest_brief=1 --gtest_filter='Threads.*'
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+build-tsan/tests/safety/maroon_pool_tests --gtest_brief=1
+build-tsan/tests/safety/maroon_safety_tests --gtest_brief=1 --gtest_filter='Threads.*'
 
 stage "all passed"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Longer fuzzing for developers (CI runs each fuzzer 10 s in tools/ci_safety.sh):
+# Longer fuzzing for developers (tools/ci_safety.sh runs each fuzzer 30 s):
 #   bash tools/fuzz.sh [SECONDS_PER_FUZZER] [FORMAT...]
 # Builds the libFuzzer harnesses of fuzz/ with ASan+UBSan in build-asan (as CI does), then runs
 # each for SECONDS_PER_FUZZER (default 600) on all cores, growing a working corpus in
