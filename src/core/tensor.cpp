@@ -130,7 +130,9 @@ std::vector<uint8_t> Tensor::bytes() const {
   if (n.buffer->count == numel() && n.view.is_contiguous()) return std::vector<uint8_t>(buf, buf + n.buffer->nbytes());
   // Any other view row by row, its indices walked incrementally (row_indices) instead of through
   // index() per element: a transposed (512,784) float32 gradient read 5x faster (3 ms, not 15,
-  // on the shared 2-core machine), which the data-parallel step pays every step.
+  // on the shared 2-core machine), which the data-parallel step pays every step. A huge view (an
+  // expand) is a MemoryError naming the read, not a bad_alloc.
+  check_alloc("read", static_cast<uint64_t>(numel()), sz, "the elements of shape " + shape_str(n.shape));
   std::vector<uint8_t> out(static_cast<size_t>(numel()) * sz);
   const Shape& sh = shape();
   if (sh.empty()) {
