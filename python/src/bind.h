@@ -56,6 +56,7 @@ void bind_reduce(py::class_<Tensor>& t);
 void bind_creation(py::class_<Tensor>& t);
 void bind_layers(py::class_<Tensor>& t);
 void bind_nn(py::module_& m);
+void bind_datasets(py::module_ m);  // maroon._maroon.nn.datasets
 void bind_infer(py::module_& m);
 void bind_verify(py::module_& m);
 void bind_onnx(py::module_& m);  // maroon.onnx (python/src/onnx.cpp)

@@ -4,6 +4,7 @@
 #include "maroon/nn.h"
 #include "maroon/optim.h"
 #include "maroon/safetensors.h"
+#include "maroon/transformer.h"
 
 namespace maroon::py_bind {
 
@@ -95,6 +96,13 @@ void bind_layers_nn(py::module_& nnm) {
       .def_readonly("vocab_size", &nn::Embedding::vocab_size)
       .def_readonly("embed_size", &nn::Embedding::embed_size);
   def_state(emb);
+  py::class_<nn::RMSNorm, nn::Module> rms(nnm, "RMSNorm");
+  rms.def(py::init<int64_t, double, bool>(), py::arg("dim"), py::arg("eps") = 1e-6, py::arg("elementwise_affine") = true)
+      .def_readwrite("weight", &nn::RMSNorm::weight)
+      .def_readonly("eps", &nn::RMSNorm::eps);
+  def_state(rms);
+  nnm.def("precompute_freqs_cis", &nn::precompute_freqs_cis, py::arg("dim"), py::arg("end"), py::arg("theta") = 10000.0);
+  nnm.def("apply_rope", &nn::apply_rope, py::arg("x"), py::arg("freqs_cis"));
 }
 
 void bind_state(py::module_ st) {
@@ -158,6 +166,7 @@ void bind_nn(py::module_& m) {
   bind_layers_nn(nnm);
   bind_state(nnm.def_submodule("state", "state dicts and safetensors"));
   bind_optim(nnm.def_submodule("optim", "tinygrad's optimizers"));
+  bind_datasets(nnm.def_submodule("datasets", "the IDX datasets' reader"));
 }
 
 }  // namespace maroon::py_bind

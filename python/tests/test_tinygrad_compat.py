@@ -157,3 +157,56 @@ def test_helpers(capsys, monkeypatch):
     with Timing("step "):
         pass
     assert capsys.readouterr().out.startswith("step ") and list(trange(3, disable=True)) == [0, 1, 2]
+
+
+def _adam_run(use_schedule):
+    w = Tensor([1.0, -2.0, 3.0])
+    opt = maroon.nn.optim.Adam([w], lr=0.1)
+    with maroon.Context(TRAINING=1):
+        for _ in range(3):
+            opt.zero_grad()
+            loss = (w * w).sum().backward()
+            if use_schedule:
+                Tensor.realize(*opt.schedule_step(), loss)
+            else:
+                opt.step()
+    return w.numpy().tobytes(), opt
+
+
+def test_schedule_step_is_step_and_returns_what_it_changed():
+    stepped, _ = _adam_run(False)
+    scheduled, opt = _adam_run(True)
+    assert scheduled == stepped
+    with maroon.Context(TRAINING=1):
+        (opt.params[0] * 2).sum().backward()
+        changed = opt.schedule_step()
+    assert len(changed) == 2 + 2 + 1  # b1^t, b2^t, m, v and the parameter
+    assert changed[-1].numpy().tobytes() == opt.params[0].numpy().tobytes()
+    assert changed[2].numpy().tobytes() == opt.m[0].numpy().tobytes()
+
+
+def test_optimizer_group_steps_each_optimizer():
+    a, b = Tensor([1.0]), Tensor([2.0])
+    group = maroon.nn.optim.OptimizerGroup(maroon.nn.optim.SGD([a], lr=0.5), maroon.nn.optim.SGD([b], lr=0.25))
+    with maroon.Context(TRAINING=1):
+        group.zero_grad()
+        (a * b).sum().backward()  # d/da = 2, d/db = 1
+        assert len(group.schedule_step()) == 2
+    assert (a.item(), b.item()) == (1.0 - 0.5 * 2.0, 2.0 - 0.25 * 1.0)
+    assert group[1].params[0].item() == b.item()
+
+
+def test_nn_datasets_mnist_reads_the_idx_files(tmp_path):
+    rng = np.random.default_rng(0)
+    imgs = {s: rng.integers(0, 256, (n, 28, 28), dtype=np.uint8) for s, n in (("train", 5), ("t10k", 3))}
+    labels = {s: rng.integers(0, 10, (len(v),), dtype=np.uint8) for s, v in imgs.items()}
+    for s in imgs:
+        n = len(imgs[s])
+        (tmp_path / f"{s}-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 0x803, n, 28, 28) + imgs[s].tobytes())
+        (tmp_path / f"{s}-labels-idx1-ubyte").write_bytes(struct.pack(">II", 0x801, n) + labels[s].tobytes())
+    X_train, Y_train, X_test, Y_test = maroon.nn.datasets.mnist(path=tmp_path)
+    assert X_train.shape == (5, 1, 28, 28) and X_train.dtype == dtypes.uint8 and Y_test.shape == (3,)
+    assert X_train.numpy().tobytes() == imgs["train"].tobytes() and Y_test.numpy().tobytes() == labels["t10k"].tobytes()
+    (tmp_path / "t10k-labels-idx1-ubyte").write_bytes(struct.pack(">II", 0x801, 3) + b"\x01\x02")
+    with pytest.raises(ValueError, match="t10k-labels"):
+        maroon.nn.datasets.mnist(path=tmp_path)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "maroon/dtype.h"
@@ -36,6 +37,17 @@ struct GemmArgs {
   int64_t tasks_m, tasks_n;
   int64_t span;  // columns per task (the last task of a row block may have fewer)
 };
+
+// Scratch memory kept by a thread between calls (a training loop repeats shapes: fresh pages
+// cost more than packing them), grown without zero-filling: every byte used is written first.
+inline void* scratch(std::unique_ptr<uint64_t[]>* mem, size_t* cap, size_t bytes) {
+  const size_t words = (bytes + 7) / 8;
+  if (words > *cap) {
+    mem->reset(new uint64_t[words]);
+    *cap = words;
+  }
+  return mem->get();
+}
 
 template <class T>
 inline T CanonicalNaN() {

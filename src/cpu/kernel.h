@@ -89,5 +89,14 @@ void run_reduce(Node& out);
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was
 // computed but possibly the MUL's elementwise sources.
 bool try_matmul(Node& out, const std::vector<Node*>& chain = {});
+// A sum (REDUCE ADD `out`) read through `chain` (movement nodes down to `mm`'s consumer) of a
+// matmul's result (`mm`, over its MUL through `mm_chain`), computed tile by tile without
+// writing the product out: conv2d's input gradient, whose product is the window tensor
+// (matmul_fold.cpp). False if the pattern differs; then nothing was computed but possibly the
+// MUL's elementwise sources.
+bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain);
+// How many sums try_matmul_fold has computed in this process (the harness checks that its
+// cases take that path).
+int64_t matmul_fold_runs();
 
 }  // namespace maroon::cpu

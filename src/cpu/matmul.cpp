@@ -9,7 +9,7 @@
 
 namespace maroon::cpu {
 
-bool try_matmul(Node& out, const std::vector<Node*>& chain) {
+bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp) {
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;
   const Node& mul = chain.empty() ? *out.src[0] : *chain.back()->src[0];
   if (mul.realized || mul.op != Op::MUL) return false;
@@ -44,10 +44,15 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
     run_elementwise(*s);
     s->realized = true;
   }
-  MatmulPlan plan;
+  MatmulPlan& plan = *planp;
   if (!plan_matmul(*x.buffer, moved(x), *y.buffer, moved(y), kaxes, out.shape, &plan)) return false;
-  if (plan.split.M * plan.split.N * plan.split.K < 4096 || plan.split.M * plan.split.N == 0 || plan.split.K == 0)
-    return false;  // small: the generic fold will do
+  // small: the generic fold will do
+  return plan.split.M * plan.split.N * plan.split.K >= 4096 && plan.split.M * plan.split.N != 0 && plan.split.K != 0;
+}
+
+bool try_matmul(Node& out, const std::vector<Node*>& chain) {
+  MatmulPlan plan;
+  if (!plan_matmul_node(out, chain, &plan)) return false;
   // Output columns far apart and rows adjacent (conv2d: channels a plane apart, positions along
   // a width): computed transposed, the kernel writes whole output rows in place instead of
   // scattering every element. The transposed B is the old A, packed whole, so only when that is
@@ -64,6 +69,13 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
     const int64_t packed = plan.split.M * plan.split.K * static_cast<int64_t>(itemsize(out.dtype));
     if (cols_apart && run(plan.rowC) > 1 && run(plan.rowA) >= 16 && packed <= (int64_t{32} << 20))
       plan.transpose();
+    // A long reduction onto few rows (conv2d's weight gradient: output channels by
+    // (cin, kh, kw), summed over batch and positions) would pack all of B, the im2col matrix
+    // (655 MB for beautiful_mnist's second layer at batch 512): transposed, B is the output
+    // gradient, N/M times smaller, and the windows are packed a k block at a time per task.
+    else if (plan.split.N > 4 * plan.split.M &&
+             plan.split.N * plan.split.K * static_cast<int64_t>(itemsize(out.dtype)) > (int64_t{1} << 20))
+      plan.transpose();
   }
   const int64_t M = plan.split.M, N = plan.split.N, NB = plan.split.NB, K = plan.split.K;
 
@@ -74,9 +86,10 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
   gemm_panel_sizes(d, N, &mr, &nr);
   const size_t sz = itemsize(d);
   // Kept between calls: fresh pages cost more than packing them (a training loop repeats shapes).
-  thread_local std::vector<uint64_t> bpack;
-  bpack.resize(static_cast<size_t>(((N + nr - 1) / nr * nr * K * sz + 7) / 8));
-  void* const bp = bpack.data();  // workers must not name the thread_local: each has its own
+  thread_local std::unique_ptr<uint64_t[]> bpack;
+  thread_local size_t bcap = 0;
+  // workers must not name the thread_local: each has its own
+  void* const bp = scratch(&bpack, &bcap, static_cast<size_t>((N + nr - 1) / nr * nr * K) * sz);
   const int64_t per_batch = g.tasks_m * g.tasks_n;
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).

@@ -49,4 +49,9 @@ struct MatmulPlan {
 bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
                  const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* plan);
 
+// The plan for REDUCE node `out` as a matmul, over a MUL directly or through `chain` (movement
+// nodes from out's source down to the MUL's consumer, as try_matmul takes them); false if it is
+// not one or is small enough for the generic fold. May compute the MUL's elementwise sources.
+bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan);
+
 }  // namespace maroon::cpu

@@ -50,25 +50,46 @@ struct Consumers {
 // A sum of a product seen through movement ops (conv2d's input gradient permutes the product
 // before summing it): the movement nodes and the product are deferred to the reduction, which
 // runs them as a matmul over moved factors, or else computes them as usual first.
+// A sum read through movement ops of such a matmul's result that nothing else reads (conv2d's
+// input gradient folds its window tensor back onto the image): the matmul and the movement
+// nodes are deferred to the outer sum, which computes both together (try_matmul_fold) or else
+// one after the other.
 struct MatmulChains {
   std::unordered_map<const Node*, std::vector<Node*>> chain;  // REDUCE -> its movement nodes
+  std::unordered_map<const Node*, std::pair<std::vector<Node*>, Node*>> fold;  // REDUCE -> (chain, matmul)
   std::unordered_set<const Node*> deferred;
 };
+
+// The movement nodes from n's source down to the first node that is not one, while each is
+// read by nothing else; returns that node.
+Node* movement_chain(Node* n, Consumers& c, std::vector<Node*>* chain) {
+  Node* m = n->src[0].get();
+  while (op_info(m->op).kind == OpKind::Movement && c.private_to_one(m)) {
+    chain->push_back(m);
+    m = m->src[0].get();
+  }
+  return m;
+}
 
 MatmulChains find_matmul_chains(const std::vector<Node*>& order, Consumers& c) {
   MatmulChains mc;
   for (Node* n : order) {
     if (n->op != Op::REDUCE || n->arg.reduce_op != ReduceOp::ADD) continue;
     std::vector<Node*> chain;
-    Node* m = n->src[0].get();
-    while (op_info(m->op).kind == OpKind::Movement && c.private_to_one(m)) {
-      chain.push_back(m);
-      m = m->src[0].get();
-    }
+    Node* m = movement_chain(n, c, &chain);
     if (chain.empty() || m->op != Op::MUL || !c.private_to_one(m)) continue;
     for (Node* x : chain) mc.deferred.insert(x);
     mc.deferred.insert(m);
     mc.chain[n] = std::move(chain);
+  }
+  for (Node* n : order) {
+    if (n->op != Op::REDUCE || n->arg.reduce_op != ReduceOp::ADD || mc.deferred.count(n)) continue;
+    std::vector<Node*> chain;
+    Node* m = movement_chain(n, c, &chain);
+    if (chain.empty() || m->op != Op::REDUCE || m->arg.reduce_op != ReduceOp::ADD || !c.private_to_one(m)) continue;
+    for (Node* x : chain) mc.deferred.insert(x);
+    mc.deferred.insert(m);
+    mc.fold[n] = {std::move(chain), m};
   }
   return mc;
 }
@@ -99,6 +120,22 @@ class Profiler {
 // A REDUCE: the packed matmul when it matches (through its deferred chain, if any), else the
 // deferred nodes computed first and the generic fold.
 void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
+  auto fold = mc.fold.find(&n);
+  if (fold != mc.fold.end()) {
+    Node& mm = *fold->second.second;
+    auto mm_chain = mc.chain.find(&mm);
+    static const std::vector<Node*> none;
+    const std::vector<Node*>& mmc = mm_chain == mc.chain.end() ? none : mm_chain->second;
+    if (prof.timed(&n, "matmul+fold", [&] { return try_matmul_fold(n, fold->second.first, mm, mmc); })) return;
+    run_reduction(mm, mc, prof);
+    mm.realized = true;
+    for (size_t i = fold->second.first.size(); i-- > 0;) {
+      ref::execute(*fold->second.first[i]);
+      fold->second.first[i]->realized = true;
+    }
+    prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
+    return;
+  }
   auto chain = mc.chain.find(&n);
   if (chain == mc.chain.end()) {
     if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }))

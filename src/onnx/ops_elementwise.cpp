@@ -76,6 +76,10 @@ std::vector<Tensor> clip(const OpCtx& c) {
 std::vector<Tensor> pow(const OpCtx& c) {
   const Tensor& x = c.input(0);
   const Tensor& y = c.input(1);
+  // A float base squared (LayerNormalization's variance as exporters write it) is x * x: POW is
+  // correctly rounded (docs/spec.md), so pow(x, 2) is x * x rounded once, special cases included
+  // (+0 for ±0, +inf for ±inf, a canonical NaN), the same bits for the cost of one MUL.
+  if (is_float(x.dtype()) && y.numel() == 1 && y.ndim() <= x.ndim() && c.scalar(1) == 2.0) return {x.mul(x)};
   // The output has the base's dtype (ONNX); an exponent of another dtype converts first.
   return {x.pow(y.dtype() == x.dtype() || !is_float(x.dtype()) ? y : y.cast(x.dtype())).cast(x.dtype())};
 }

@@ -69,7 +69,18 @@ std::vector<Tensor> conv(const OpCtx& c) {
   Window win = window(c, x.shape(), kernel, false);
   std::optional<Tensor> bias;
   if (c.has(2)) bias = c.input(2);
-  return {x.conv2d(w, bias, c.attr_i("group", 1), win.strides, win.dilations, tinygrad_pads(win), false)};
+  // The padded input is written out first (one copy of the input), so the convolution reads it
+  // through one strided view and the CPU planner runs it as a matmul in place; through a padded
+  // view it would gather every window (im2col) element by element. Same values (the pad is +0
+  // either way), same products summed in the same order: the same bits.
+  Pairs pads{{0, 0}, {0, 0}};
+  bool padded = false;
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    pads.push_back({win.begin[i], win.end[i]});
+    padded = padded || win.begin[i] != 0 || win.end[i] != 0;
+  }
+  if (padded) x = x.pad(pads).mul(Tensor::full({}, 1.0, x.dtype())).realize();
+  return {x.conv2d(w, bias, c.attr_i("group", 1), win.strides, win.dilations, {0}, false)};
 }
 
 std::vector<Tensor> conv_transpose(const OpCtx& c) {

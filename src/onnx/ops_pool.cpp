@@ -34,7 +34,14 @@ Tensor windows(const Tensor& x, const Window& w, const Shape& k, Scalar v, Scala
     p.push_back({w.begin[i], w.end[i]});
     q.push_back({0, w.ceil_extra[i]});
   }
-  return x.pad_value(p, v).pad_value(q, extra_v).pool(k, w.strides, w.dilations);
+  // A padding of nothing is left out: a non-zero pad value is a WHERE over a mask, which the CPU
+  // planner would write out in full.
+  auto pad = [](const Tensor& t, const Pairs& ps, Scalar value) {
+    for (auto [b, e] : ps)
+      if (b != 0 || e != 0) return t.pad_value(ps, value);
+    return t;
+  };
+  return pad(pad(x, p, v), q, extra_v).pool(k, w.strides, w.dilations);
 }
 
 std::vector<int64_t> window_axes(size_t n) {

@@ -126,9 +126,28 @@ void check_input(const Graph& g, const ValueInfo& v, const Tensor& t, std::map<s
   }
 }
 
+// Where each value is read for the last time (node index; graph outputs never): a value is
+// dropped from the environment there, so no handle of ours keeps an intermediate alive. The CPU
+// planner fuses only what nothing else can see, and an operator that realizes (Conv's padded
+// input, host integers) would otherwise write out every earlier node's output.
+std::map<std::string, size_t> last_uses(const Graph& g) {
+  std::map<std::string, size_t> last;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty()) last[in] = i;
+    for (const std::string& out : g.nodes[i].outputs)  // an output nobody reads goes at once
+      if (!out.empty()) last[out] = i;
+  }
+  for (const ValueInfo& v : g.outputs) last.erase(v.name);
+  return last;
+}
+
 std::vector<Tensor> run_graph(const Graph& g, std::map<std::string, Tensor> env) {
   const OpTable& ops = op_table();
-  for (const NodeDef& n : g.nodes) {
+  std::vector<std::vector<std::string>> drop(g.nodes.size());
+  for (const auto& [name, i] : last_uses(g)) drop[i].push_back(name);
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const NodeDef& n = g.nodes[ni];
     OpCtx ctx{n, g.opset, {}};
     for (const std::string& in : n.inputs) {
       if (in.empty()) ctx.in.emplace_back(std::nullopt);
@@ -149,6 +168,7 @@ std::vector<Tensor> run_graph(const Graph& g, std::map<std::string, Tensor> env)
                         "') is not supported");
       env.insert_or_assign(n.outputs[i], outs[i]);
     }
+    for (const std::string& name : drop[ni]) env.erase(name);
   }
   std::vector<Tensor> result;
   for (const auto& v : g.outputs) result.push_back(env.at(v.name));

@@ -84,30 +84,44 @@ struct Run::Impl {
       pending_bytes -= p.bytes;
       busy = true;
       lk.unlock();
+      std::exception_ptr failed;
       try {
-        if (!error) process(p);
+        if (!error) process(p);  // only this thread writes `error`: reading it unlocked is safe
       } catch (...) {
-        error = std::current_exception();
+        failed = std::current_exception();
       }
       { Frozen drop = std::move(p.state); }  // release the buffers outside the lock
       lk.lock();
+      if (failed) error = failed;
       busy = false;
       cv.notify_all();
     }
   }
 
+  // The first error of a commit (the worker's, or the inline one's), thrown on the loop's thread
+  // at its next call (commit, commitments, finish); every later call throws it again.
   void rethrow() {
-    if (error) std::rethrow_exception(error);
+    std::exception_ptr e;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      e = error;
+    }
+    if (e) std::rethrow_exception(e);
   }
 
   void enqueue(Pending p) {
     if (!o.background) {
-      process(p);
+      try {
+        process(p);
+      } catch (...) {
+        error = std::current_exception();  // sticky, as the worker's: the run cannot go on
+        throw;
+      }
       return;
     }
     std::unique_lock<std::mutex> lk(mu);
     cv.wait(lk, [&] { return queue.size() < 2 || pending_bytes + p.bytes <= kPendingBytes || error; });
-    rethrow();
+    if (error) std::rethrow_exception(error);
     pending_bytes += p.bytes;
     queue.push_back(std::move(p));
     cv.notify_all();

@@ -68,6 +68,56 @@ TEST(VerifyRun, BackgroundAndInlineHashingGiveTheSameRecord) {
   EXPECT_EQ(ra.states, rb.states);
 }
 
+// The background hasher's commitments are the plain ones (capture + state_commitment on this
+// thread, after each step), bit for bit, and each checkpoint holds exactly the committed bytes.
+TEST(VerifyRun, BackgroundCommitmentsEqualPlainOnesBitForBit) {
+  std::string dir = verifytest::scratch("bg_plain");
+  TestJob j(data(), "mlp", 8);
+  verify::Run run(j.job(), j.binding(), {dir + "/a.run.json", 5, 2, "test", "", "", true});
+  run.begin();
+  std::vector<Digest> plain{state_commitment(capture(j.binding(), 0, j.job().digest()))};
+  while (run.step() < run.total_steps()) {
+    run.commit(j.step(run.step() + 1));
+    plain.push_back(state_commitment(capture(j.binding(), run.step(), j.job().digest())));
+  }
+  EXPECT_EQ(run.commitments(), plain);
+  RunRecord r = run.finish();
+  EXPECT_EQ(r.states, plain);
+  for (auto& c : r.checkpoints)
+    EXPECT_EQ(sha256(io::read_file(resolve(dir + "/a.run.json", c.path), "test")), plain.at(c.step)) << c.path;
+}
+
+// A failure on the hasher's thread (here: the checkpoint directory replaced by a file, so the last
+// step's checkpoint cannot be written) is thrown on the loop's thread by the next call, with the
+// message the inline hasher throws from commit() itself, and again by every later call; the record
+// on disk stays the last good one.
+TEST(VerifyRun, BackgroundHasherErrorSurfacesInTheLoop) {
+  std::string messages[2];
+  for (bool background : {true, false}) {
+    std::string dir = verifytest::scratch("hasher_error");  // the same paths, so the same message
+    TestJob j(data(), "mlp", 8);
+    verify::Run run(j.job(), j.binding(), {dir + "/a.run.json", 2, 0, "test", "", "", background});
+    run.begin();
+    ASSERT_EQ(run.commitments().size(), 1u);  // step 0's checkpoint and record are written
+    std::filesystem::remove_all(dir + "/a.ckpt");
+    io::write_file_atomic(dir + "/a.ckpt", "not a directory", "test");
+    run.commit(j.step(1));
+    std::string& m = messages[background];
+    try {
+      run.commit(j.step(2));  // the last step: a checkpoint is due
+      run.commitments();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      m = e.what();
+    }
+    EXPECT_NE(m.find("step-000000002.safetensors"), std::string::npos) << m;
+    EXPECT_THROW(run.commitments(), Error);  // every later call throws it again
+    EXPECT_THROW(run.finish(), Error);
+    EXPECT_EQ(read_record(dir + "/a.run.json").states.size(), 1u);
+  }
+  EXPECT_EQ(messages[0], messages[1]);
+}
+
 TEST(VerifyRun, MlpResumesExactlyFromEveryCheckpoint) { expect_exact_resume("mlp", 8, 9, 3, {0, 3, 6}); }
 
 TEST(VerifyRun, CnnResumesExactlyIncludingBatchNormStatistics) { expect_exact_resume("cnn", 4, 4, 2, {2}); }

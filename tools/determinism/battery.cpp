@@ -2,7 +2,8 @@
 // tools/determinism/matrix.py runs it in every configuration and compares the lines.
 //
 //   maroon-battery [--fpstate=default|ftz-daz|round-up] [--ops] [--small] [--models] [--no-cnn]
-//                  [--mlp-steps=N] [--cnn-steps=N] [--cnn-batch=N] [--data=DIR] [--list-simd]
+//                  [--mlp-steps=N] [--cnn-steps=N] [--cnn-batch=N] [--data=DIR] [--char[=STEPS]]
+//                  [--list-simd]
 //
 // Backend, threads and SIMD target come from MAROON_BACKEND, MAROON_THREADS and MAROON_SIMD.
 // --fpstate sets the caller's floating-point state before any Maroon call (flush-to-zero and
@@ -127,7 +128,7 @@ bool flag(const char* arg, const char* name, std::string* value = nullptr) {
 int run(int argc, char** argv) {
   std::string fp = "default", data_dir, v;
   bool ops = false, models = false, cnn = true, small = false;
-  int mlp_steps = 50, cnn_steps = 10, cnn_batch = 4;
+  int mlp_steps = 50, cnn_steps = 10, cnn_batch = 4, char_steps = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (flag(a, "--list-simd")) {
@@ -142,12 +143,14 @@ int run(int argc, char** argv) {
     } else if (flag(a, "--mlp-steps", &v)) mlp_steps = std::stoi(v);
     else if (flag(a, "--cnn-steps", &v)) cnn_steps = std::stoi(v);
     else if (flag(a, "--cnn-batch", &v)) cnn_batch = std::stoi(v);
+    else if (flag(a, "--char")) char_steps = 3;
+    else if (flag(a, "--char", &v)) char_steps = std::stoi(v);
     else {
       std::fprintf(stderr, "maroon-battery: unknown argument '%s'\n", a);
       return 2;
     }
   }
-  if (!ops && !models) ops = models = true;
+  if (!ops && !models && !char_steps) ops = models = true;
   if (!sha256_self_test()) {
     std::fprintf(stderr, "maroon-battery: SHA-256 self-test failed\n");
     return 1;
@@ -161,6 +164,8 @@ int run(int argc, char** argv) {
   if (ops) run_op_battery(rec, small);
   if (models && !run_model_battery(rec, data_dir, mlp_steps, cnn_steps, cnn_batch, cnn))
     std::printf("# models: not in this build (no maroon/models.h)\n");
+  if (char_steps && !run_char_battery(rec, char_steps))
+    std::printf("# char: not in this build (no maroon/char_gpt.h)\n");
   const CallerFpState after = read_caller_fpstate();
   rec.print();
   std::printf("# tensors=%lld\n", static_cast<long long>(rec.tensors()));

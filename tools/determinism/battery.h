@@ -59,4 +59,8 @@ void run_op_battery(Recorder& rec, bool small);
 bool run_model_battery(Recorder& rec, const std::string& data_dir, int mlp_steps, int cnn_steps,
                        int cnn_batch, bool with_cnn);
 
+// The character GPT (both variants, `steps` Adam steps, then a sample); false when the build
+// has no maroon/char_gpt.h.
+bool run_char_battery(Recorder& rec, int steps);
+
 }  // namespace maroon::determinism

@@ -28,8 +28,9 @@ DOC = os.path.join(ROOT, "docs", "determinism.md")
 
 OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "fused"]
 CLASSES = ([f"ops:{c}" for c in OPS] + [f"ops-small:{c}" for c in OPS] +
-           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer"])
+           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train"])
 MLP_STEPS, CNN_STEPS, CNN_BATCH = 50, 10, 2
+CHAR_STEPS = 3  # the character GPT's steps: tests/data/char_gpt_digest.txt's run
 
 OPT = {"O0": "-O0", "O2": "-O2 -DNDEBUG", "O3n": "-O3 -march=native -DNDEBUG"}
 OPT_LABEL = {"O0": "-O0", "O2": "-O2", "O3n": "-O3 -march=native"}
@@ -76,8 +77,10 @@ class Run:
     the caller's FP state, the backend, the workloads, and for qemu the emulated CPU."""
 
     def __init__(self, build, simd="best", threads=1, fp="default", backend="cpu", cnn=True,
-                 models=True, qemu_cpu=None, small=False):
+                 models=True, qemu_cpu=None, small=False, char=None):
         self.build, self.simd, self.threads, self.fp, self.backend = build, simd, threads, fp, backend
+        # The character GPT runs wherever the MNIST models do, unless asked for or off explicitly.
+        self.char = (models and backend == "cpu") if char is None else char
         self.cnn, self.models, self.qemu_cpu, self.small = cnn, models, qemu_cpu, small
         self.lines, self.header, self.seconds, self.error, self.isa = {}, "", 0.0, None, ""
 
@@ -209,6 +212,8 @@ def execute(run, data_dir, timeout):
             args.append(f"--data={data_dir}")
         if not run.cnn:
             args.append("--no-cnn")
+    if run.char:
+        args.append(f"--char={CHAR_STEPS}")
     t0 = time.time()
     try:
         r = sh(runner(b, run.qemu_cpu) + args, env=env, timeout=timeout)
@@ -257,7 +262,7 @@ def plan(ci):
         a = B("aarch64", "gcc12", "O2")
         # One thread under qemu: the full op battery then takes about 40 s (threads make an
         # emulated run crawl: workers wait on each other on emulated cores).
-        runs += [Run(a, "best", 1, qemu_cpu="cortex-a72", models=False),
+        runs += [Run(a, "best", 1, qemu_cpu="cortex-a72", models=False, char=True),
                  Run(a, "best", 1, "ftz-daz", qemu_cpu="max", models=False, small=True)]
         return list(builds.values()), runs
 
@@ -381,6 +386,11 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
          f"- `cnn:train`: tinygrad's beautiful_mnist CNN, {CNN_STEPS} Adam steps of batch {CNN_BATCH} "
          "(small: the CNN costs seconds per step on the CPU backend); `cnn:infer`: a fresh CNN on 16 "
          "test images.",
+         f"- `char:train`: the character GPT of examples/char_gpt.py in C++ (src/models/char_gpt.cpp), both "
+         f"variants (GPT-2: LayerNorm, GELU, learned positions; LLaMA: RMSNorm, SiLU gate, rotary), the tiny "
+         f"configuration, {CHAR_STEPS} Adam steps of batch 4 on Debian's GPL-3 text, then 16 sampled characters: "
+         "each step's loss bits and the sample; the `char.*.digests` lines (loss/sample/weights SHA-256) are "
+         "those of tests/data/char_gpt_digest.txt.",
          f"- Data: {data_desc}.", "",
          "## Configurations", ""]
     for b in builds:

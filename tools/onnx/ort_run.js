@@ -1,6 +1,7 @@
 // Runs an ONNX model with onnxruntime-node (CPU) on a float32 .npy input: REPS timed runs after
 // one warm-up, intra-op threads THREADS; writes the first output's float32 bytes to OUT and prints
-// {"ms": median milliseconds per run}. usage: node ort_run.js MODEL X.npy THREADS REPS OUT
+// {"ms": median milliseconds per run, "cpu_ms": median process CPU milliseconds per run}.
+// usage: node ort_run.js MODEL X.npy THREADS REPS OUT
 const fs = require("fs");
 const ort = require("onnxruntime-node");
 
@@ -21,14 +22,18 @@ function readNpy(path) {
   });
   const feeds = { [session.inputNames[0]]: readNpy(xPath) };
   let result = await session.run(feeds);
-  const times = [];
+  const times = [], cpu = [];
   for (let i = 0; i < Number(reps); i++) {
-    const t0 = process.hrtime.bigint();
+    const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
     result = await session.run(feeds);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1e3);
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   times.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   const y = result[session.outputNames[0]].data;
   fs.writeFileSync(out, Buffer.from(y.buffer, y.byteOffset, y.byteLength));
-  console.log(JSON.stringify({ ms: times[Math.floor(times.length / 2)] }));
+  const mid = Math.floor(times.length / 2);
+  console.log(JSON.stringify({ ms: times[mid], cpu_ms: cpu[mid] }));
 })().catch((e) => { console.error(e.message); process.exit(1); });

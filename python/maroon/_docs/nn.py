@@ -26,6 +26,21 @@ DOCS = {
                          "nn.GroupNorm(2, 4)(Tensor.ones(1, 4, 3)).shape"),
     "nn.Embedding": _doc("A lookup table of ``vocab_size`` vectors of ``embed_size``.", ["vocab_size, embed_size: "
                          "the sizes."], _INIT, "nn.Embedding(10, 3)(Tensor([[1, 2]])).shape"),
+    "nn.RMSNorm": _doc("Root-mean-square normalisation over the last axis: ``x * rsqrt(mean(x*x, -1) + eps)``, "
+                       "then ``* weight`` (tinygrad's nn.RMSNorm; float16 and bfloat16 normalise in float32).",
+                       ["dim: the last axis' size.", "eps, elementwise_affine: as tinygrad's."],
+                       "A fixed sequence of rounded ops (``docs/spec-model.md`` §5a): the same bits everywhere.",
+                       "nn.RMSNorm(2)(Tensor([[3.0, 4.0]])).tolist()"),
+    "nn.precompute_freqs_cis": _doc("The rotary-embedding table ``(end, dim)``: ``cos(t*f)`` then ``sin(t*f)`` with "
+                                    "``f = 1 / theta**(arange(0, dim, 2) / dim)`` (tinygrad's llm.model).",
+                                    ["dim: the head size (even).", "end: positions.", "theta: the base."],
+                                    "Built from POW, SIN and rounded ops (``docs/spec-model.md`` §5a).",
+                                    "nn.precompute_freqs_cis(4, 3).shape"),
+    "nn.apply_rope": _doc("Rotary position embedding of ``x (..., T, d)``: the halves ``x1, x2`` of the last axis "
+                          "become ``[x1*cos - x2*sin, x2*cos + x1*sin]`` with rows ``0..T-1`` of the table.",
+                          ["x: queries or keys, (..., T, d).", "freqs_cis: ``precompute_freqs_cis(d, >= T)``."],
+                          "Four MULs and two ADDs per pair, in that order (``docs/spec-model.md`` §5a).",
+                          "nn.apply_rope(Tensor.ones(1, 2, 4), nn.precompute_freqs_cis(4, 2)).shape"),
     "nn.optim.Optimizer": "The base of the optimizers: ``params``, ``lr``, ``zero_grad()`` and ``step()``.",
     "nn.optim.SGD": _doc("Stochastic gradient descent with optional momentum and weight decay.",
                          ["params: the tensors.", "lr, momentum, weight_decay, nesterov, classic: as tinygrad's."],
@@ -70,9 +85,10 @@ DOCS = {
                                      "w.tolist()"),
 }
 
-for _layer in ("Linear", "Conv2d", "BatchNorm", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding"):
+for _layer in ("Linear", "Conv2d", "BatchNorm", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding", "RMSNorm"):
     DOCS[f"nn.{_layer}.__call__"] = f"The layer applied to ``x`` (see ``help(nn.{_layer})``)."
-for _cls in ("Module", "Linear", "Conv2d", "BatchNorm", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding"):
+for _cls in ("Module", "Linear", "Conv2d", "BatchNorm", "BatchNorm2d", "LayerNorm", "GroupNorm", "Embedding",
+             "RMSNorm"):
     DOCS[f"nn.{_cls}.parameters"] = "The layer's trainable tensors, in tinygrad's order."
     DOCS[f"nn.{_cls}.state_dict"] = "The layer's tensors by tinygrad's names (``weight``, ``bias``, ...)."
 for _opt in ("Optimizer", "SGD", "Adam", "AdamW", "LAMB", "LARS"):

@@ -8,5 +8,9 @@ BatchNorm2d = _nn.BatchNorm2d
 LayerNorm = _nn.LayerNorm
 GroupNorm = _nn.GroupNorm
 Embedding = _nn.Embedding
+RMSNorm = _nn.RMSNorm
+# Rotary position embeddings (tinygrad keeps these two in tinygrad.llm.model).
+precompute_freqs_cis = _nn.precompute_freqs_cis
+apply_rope = _nn.apply_rope
 
-from . import optim, state  # noqa: E402,F401
+from . import datasets, optim, state  # noqa: E402,F401

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from .. import Tensor
 from .._maroon.nn import Module as _Module
 from .._maroon.nn import state as _state
+from .torch_load import torch_load  # noqa: F401 (tinygrad's nn.state.torch_load)
 
 safe_save_bytes = _state.safe_save_bytes
 safe_load_bytes = _state.safe_load_bytes

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Maroon against ONNX Runtime (onnxruntime-node 1.20.1, CPU) on three models exported from
+# Debian's PyTorch 1.13 (bench/onnx/export_models.py: a small CNN, a ResNet-style network, a
+# transformer encoder): median ms per batch on 1 and 2 threads, the two runtimes run alternately,
+# ROUNDS times over; then per model and thread count the throughput ratio Maroon / ONNX Runtime
+# (ORT's ms over Maroon's: 1.0 is parity, the issue's goal is 0.8), by wall time and by process
+# CPU time (on a machine shared with other work the CPU time is the fairer figure: a long run is
+# preempted more often than a short one), whether Maroon's outputs are
+# the same bits on 1 and 2 threads, and the largest relative difference from ONNX Runtime's.
+# Maroon runs in C++ (build/bench/onnx/maroon-bench-onnx), ONNX Runtime in Node.js
+# (tools/onnx/ort_run.js); both time only the run, after one warm-up. Needs tools/build.sh;
+# MAROON_ONNX_BENCH names another maroon-bench-onnx (a baseline build, or a copy kept apart from
+# a build in progress).
+# usage: bash bench/onnx/compare.sh [BATCH] [REPS] [ROUNDS] [MODEL...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+batch=${1:-32} reps=${2:-10} rounds=${3:-2}
+shift $(($# < 3 ? $# : 3))
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(cnn resnet transformer)
+out=build/onnx-bench
+ort=${MAROON_ORT_DIR:-build/ort}
+bench=${MAROON_ONNX_BENCH:-build/bench/onnx/maroon-bench-onnx}
+[ -x "$bench" ] || { echo "compare.sh: $bench is missing (bash tools/build.sh)" >&2; exit 1; }
+bash tools/onnx/install_ort.sh
+/usr/bin/python3 bench/onnx/export_models.py "$out" "$batch" "${models[@]}" 2>/dev/null
+ms() { sed 's/.*"ms": *\([0-9.]*\).*"cpu_ms": *\([0-9.]*\).*/\1 \2/'; }
+: >"$out/times.txt"
+for round in $(seq "$rounds"); do
+  for m in "${models[@]}"; do
+    for t in 1 2; do
+      a=$("$bench" "$out/$m.onnx" "$out/$m.npy" "$t" "$reps" "$out/${m}_maroon_$t.bin" | ms)
+      b=$(NODE_PATH="$ort/node_modules" node tools/onnx/ort_run.js "$out/$m.onnx" "$out/$m.npy" "$t" "$reps" \
+          "$out/${m}_ort_$t.bin" | ms)
+      echo "$m $t $a $b" >>"$out/times.txt"
+      echo "round $round, $m, $t thread(s): maroon $a ms (wall, cpu), onnxruntime $b ms"
+    done
+  done
+done
+echo "$(date -u "+%Y-%m-%d %H:%M UTC"), batch $batch, $reps runs per measurement, $rounds rounds, $(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg)"
+/usr/bin/python3 - "$out" "${models[@]}" <<'PY'
+import sys
+import numpy as np
+out, models = sys.argv[1], sys.argv[2:]
+rows = [line.split() for line in open(f"{out}/times.txt")]
+rd = lambda p: np.fromfile(f"{out}/{p}.bin", dtype=np.float32)
+print("| model | threads | Maroon ms | ONNX Runtime ms | throughput ratio | Maroon CPU ms | ONNX Runtime CPU ms "
+      "| CPU-time ratio | Maroon bits 1 = 2 threads | max rel. diff |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for m in models:
+    same = rd(f"{m}_maroon_1").tobytes() == rd(f"{m}_maroon_2").tobytes()
+    a, b = rd(f"{m}_maroon_1"), rd(f"{m}_ort_1")
+    rel = np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30))
+    for t in ("1", "2"):
+        med = lambda i: float(np.median([float(r[i]) for r in rows if r[0] == m and r[1] == t]))
+        ma, mc, ob, oc = med(2), med(3), med(4), med(5)
+        print(f"| {m} | {t} | {ma:.2f} | {ob:.2f} | {ob / ma:.3f} | {mc:.2f} | {oc:.2f} | {oc / mc:.3f} "
+              f"| {'yes' if same else 'NO'} | {rel:.2g} |")
+PY

@@ -1,0 +1,64 @@
+// Runs an ONNX model with Maroon on a .npy input, the protocol of tools/onnx/ort_run.js: one
+// warm-up run, REPS timed runs (loading excluded; each run binds the input, builds the graph and
+// realizes every output), on THREADS CPU threads or the reference executor ('ref'). Writes the
+// first output's bytes to OUT and prints {"ms": median ms per run, "cpu_ms": median process CPU
+// ms per run (all threads; on a shared machine the fairer measure of one thread's work),
+// "digest": inference digest}.
+// The C++ twin of tools/onnx/maroon_run.py, so the benchmark measures the engine, not Python.
+// usage: maroon-bench-onnx MODEL X.npy THREADS|ref REPS OUT
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "maroon/backend.h"
+#include "maroon/digest.h"
+#include "maroon/npy.h"
+#include "maroon/onnx.h"
+
+int main(int argc, char** argv) try {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: %s MODEL X.npy THREADS|ref REPS OUT\n", argv[0]);
+    return 2;
+  }
+  const std::string threads = argv[3];
+  const int reps = std::stoi(argv[4]);
+  if (reps < 1) throw maroon::Error("REPS must be at least 1");
+  if (threads == "ref") maroon::set_backend(maroon::Backend::Ref);
+  else maroon::set_num_threads(std::stoi(threads));
+  maroon::onnx::Model model = maroon::onnx::load(argv[1]);
+  const maroon::Tensor x = maroon::data::load_npy(argv[2]).tensor();
+  auto run = [&] {
+    std::vector<maroon::Tensor> ys = model.run(std::vector<maroon::Tensor>{x});
+    for (maroon::Tensor& y : ys) y.realize();
+    return ys;
+  };
+  std::vector<maroon::Tensor> ys = run();
+  auto cpu_now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+  };
+  std::vector<double> ms, cpu;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    double c0 = cpu_now();
+    ys = run();
+    cpu.push_back(cpu_now() - c0);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(cpu.begin(), cpu.end());
+  const std::vector<uint8_t> bytes = ys.at(0).bytes();
+  std::ofstream(argv[5], std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                 static_cast<std::streamsize>(bytes.size()));
+  std::printf("{\"ms\": %.4f, \"cpu_ms\": %.4f, \"digest\": \"%s\"}\n", ms[ms.size() / 2], cpu[cpu.size() / 2],
+              maroon::tensors_digest(maroon::kInferenceTag, ys).c_str());
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "maroon-bench-onnx: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,103 @@
+// conv2d's gradients on the CPU backend against the reference executor, bit for bit, on every
+// SIMD target and 1, 2 and 3 threads: the input gradient's window tensor folded onto the image
+// tile by tile (src/cpu/matmul_fold.cpp) and the weight gradient's matmul, for beautiful_mnist's
+// layer shapes and for padding, stride, dilation, one channel, rectangular kernels and images,
+// groups, float64, the rounding modes and special values.
+#include <gtest/gtest.h>
+
+#include "cpu/kernel.h"
+#include "harness.h"
+#include "maroon/primitives.h"
+
+namespace maroon::test {
+namespace {
+
+struct Conv {
+  const char* name;
+  int64_t n, cin, cout, h, w, kh, kw;
+  std::vector<int64_t> stride, dilation, padding;
+  int64_t groups = 1;
+};
+
+std::string describe(const Conv& c, DType d, Round r) {
+  return std::string(c.name) + " " + std::to_string(c.cin) + "->" + std::to_string(c.cout) + " " +
+         std::to_string(c.kh) + "x" + std::to_string(c.kw) + " on " + std::to_string(c.h) + "x" +
+         std::to_string(c.w) + " " + std::string(dtype_name(d)) + " " + std::string(round_name(r));
+}
+
+// The input and weight gradients of sum(conv2d(x, w) * g): g is the output gradient as drawn.
+// `special` puts infinities into w and a NaN into g (an inf - inf in the fold, a NaN term).
+Tensor gradients(const Conv& c, DType d, Round r, bool special) {
+  Gen gen(c.cin * 131 + c.cout * 7 + c.h + c.kh);
+  const sf::Format f = fmt(d);
+  std::vector<uint64_t> xv = near_one(gen, c.n * c.cin * c.h * c.w, f);
+  std::vector<uint64_t> wv = near_one(gen, c.cout * (c.cin / c.groups) * c.kh * c.kw, f);
+  Tensor x = tensor_of_bits(xv, {c.n, c.cin, c.h, c.w}, d);
+  Tensor w = tensor_of_bits(wv, {c.cout, c.cin / c.groups, c.kh, c.kw}, d);
+  RoundingScope scope(r);
+  Tensor y = x.conv2d(w, std::nullopt, c.groups, c.stride, c.dilation, c.padding);
+  std::vector<uint64_t> gv = near_one(gen, static_cast<size_t>(numel(y.shape())), f);
+  if (special) {
+    wv[0] = encode(f, INFINITY);
+    wv[1] = encode(f, -INFINITY);
+    gv[gv.size() / 2] = encode(f, NAN);
+    w = tensor_of_bits(wv, w.shape(), d);
+    y = x.conv2d(w, std::nullopt, c.groups, c.stride, c.dilation, c.padding);
+  }
+  (y * tensor_of_bits(gv, y.shape(), d)).sum().backward();
+  return x.grad()->flatten().cat({w.grad()->flatten()});
+}
+
+TEST(CpuConvGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
+  const int runs_before = g_runs;
+  const int64_t folds_before = cpu::matmul_fold_runs();
+  const std::vector<Conv> convs{
+      // beautiful_mnist's layers (batch 1): the input gradients of the three layers that have
+      // one, and the first layer's (one input channel) as if its input wanted a gradient too.
+      // The second layer's weight gradient (32 rows, 800 columns) is computed transposed.
+      {"mnist layer 1", 1, 1, 32, 28, 28, 5, 5, {1}, {1}, {0}},
+      {"mnist layer 2", 1, 32, 32, 24, 24, 5, 5, {1}, {1}, {0}},
+      {"mnist layer 3", 1, 32, 64, 10, 10, 3, 3, {1}, {1}, {0}},
+      {"mnist layer 4", 1, 64, 64, 8, 8, 3, 3, {1}, {1}, {0}},
+      // Odd shapes: padding (some windows reach only padding), stride (pixels no window
+      // covers), dilation, rectangular kernels and images, one input channel, asymmetric
+      // padding, stride larger than the kernel, a 1x1 kernel.
+      {"padded", 3, 5, 7, 9, 11, 3, 3, {1}, {1}, {1}},
+      {"padded 2, rectangular", 2, 3, 4, 7, 13, 5, 3, {1}, {1}, {2, 1}},
+      {"stride 2", 2, 6, 5, 13, 12, 3, 3, {2}, {1}, {0}},
+      {"stride 2 padded", 2, 4, 8, 11, 11, 5, 5, {2}, {1}, {2}},
+      {"dilation 2", 2, 4, 6, 12, 10, 3, 2, {1}, {2}, {0}},
+      {"stride 3 dilation 2 padded", 1, 3, 5, 17, 15, 3, 3, {3, 2}, {2, 1}, {1, 0, 2, 1}},
+      {"stride past the kernel", 4, 6, 8, 20, 20, 2, 2, {3}, {1}, {0}},
+      {"one input channel", 3, 1, 2, 20, 30, 4, 4, {1}, {1}, {0}},
+      {"1x1 kernel", 4, 24, 16, 6, 6, 1, 1, {1}, {1}, {0}},
+      {"groups 2", 2, 8, 8, 9, 9, 3, 3, {1}, {1}, {1}, 2},
+  };
+  int cases = 0;
+  for (size_t i = 0; i < convs.size(); ++i) {
+    const Conv& c = convs[i];
+    // Each in float32 to nearest and rounding down (the mode in which a sum can be -0); the
+    // odd shapes also rounding up and in float64.
+    std::vector<std::pair<DType, Round>> modes{{DType::Float32, Round::NearestEven}, {DType::Float32, Round::Down}};
+    if (i >= 4) modes.insert(modes.end(), {{DType::Float32, Round::Up}, {DType::Float64, Round::NearestEven}});
+    for (auto [d, r] : modes) {
+      const int64_t folds = cpu::matmul_fold_runs();
+      check(describe(c, d, r), [&] { return gradients(c, d, r, false); });
+      // Every case but the grouped one (whose product is batched over the groups) folds its
+      // window tensor tile by tile.
+      if (c.groups == 1) {
+        EXPECT_GT(cpu::matmul_fold_runs(), folds) << describe(c, d, r) << " was not folded";
+      }
+      ++cases;
+    }
+  }
+  for (const Conv& c : {convs[4], convs[9]})
+    for (Round r : {Round::NearestEven, Round::Down})
+      check(describe(c, DType::Float32, r) + " with inf and NaN",
+            [&] { return gradients(c, DType::Float32, r, true); });
+  std::printf("conv2d gradients: %d cases, %d backend runs equal to the reference, %lld folded\n", cases,
+              g_runs - runs_before, static_cast<long long>(cpu::matmul_fold_runs() - folds_before));
+}
+
+}  // namespace
+}  // namespace maroon::test
