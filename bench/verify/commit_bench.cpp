@@ -10,15 +10,20 @@
 // threads), a background hasher's CPU time is taken from the step, so the wall ratio is the
 // process CPU ratio; with a core the step leaves free it is the main thread's.
 //   maroon-bench-commit [--threads T] [--rounds R] [--block B] [--model mlp|cnn] [--batch N]
+//                       [--neighbours 1]
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <thread>
 
 #include "maroon/backend.h"
 #include "maroon/models.h"
@@ -56,11 +61,22 @@ double clock_s(clockid_t id) {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Wall, this thread's CPU and the process's CPU (every thread: the pool's, the hasher's).
+// This thread's page faults so far (minor: a fresh page's first touch; Linux's RUSAGE_THREAD).
+double thread_faults() {
+#ifdef RUSAGE_THREAD
+  rusage u;
+  if (getrusage(RUSAGE_THREAD, &u) == 0) return static_cast<double>(u.ru_minflt + u.ru_majflt);
+#endif
+  return 0;
+}
+
+// Wall, this thread's CPU, the process's CPU (every thread: the pool's, the hasher's) and this
+// thread's page faults.
 struct Clocks {
-  double v[3];
+  double v[4];
   static Clocks now() {
-    return {{clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_THREAD_CPUTIME_ID), clock_s(CLOCK_PROCESS_CPUTIME_ID)}};
+    return {{clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_THREAD_CPUTIME_ID), clock_s(CLOCK_PROCESS_CPUTIME_ID),
+             thread_faults()}};
   }
 };
 
@@ -78,9 +94,9 @@ double median(std::vector<double> v) {
 
 // Per-step times of one loop, one entry per round and clock.
 struct Series {
-  std::vector<double> t[3];
+  std::vector<double> t[4];
   void add(const Clocks& a, const Clocks& b, int steps) {
-    for (int c = 0; c < 3; ++c) t[c].push_back((b.v[c] - a.v[c]) / steps);
+    for (int c = 0; c < 4; ++c) t[c].push_back((b.v[c] - a.v[c]) / steps);
   }
   double med(int c) const { return median(t[c]); }
 };
@@ -92,8 +108,35 @@ void print_row(const char* name, const Series& s, const Series& plain) {
     if (&s != &plain) std::printf(" (%.3fx)", s.med(c) / plain.med(c));
     else std::printf("         ");
   }
-  std::printf("\n");
+  std::printf(" %8.1f\n", s.med(3));
 }
+
+// What a busy neighbour core costs the step, whatever it does: a thread that hashes, without a
+// pause, either one 64-byte block again and again (the SHA instructions alone, no memory traffic)
+// or its own 8 MB (the background hasher's memory traffic, on memory the step never touches).
+// Compared with the plain step, this separates what any concurrent work costs on this machine
+// (shared core resources, caches, clocks) from what committing itself adds.
+class Neighbour {
+ public:
+  explicit Neighbour(size_t bytes) : data_(bytes, 0x5a) {
+    worker_ = std::thread([this] {
+      while (!stop_.load(std::memory_order_relaxed)) {
+        verify::Hasher h;
+        h.update(data_.data(), data_.size());
+        h.finish();
+      }
+    });
+  }
+  ~Neighbour() {
+    stop_ = true;
+    worker_.join();
+  }
+
+ private:
+  std::vector<uint8_t> data_;
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};
 
 // Where an inline commit's time goes, on this thread: capturing the state (handles, scalars),
 // freezing it (the safetensors header; realizing, a no-op after a step), hashing, and writing it
@@ -129,6 +172,7 @@ void breakdown(Loop& loop, int n, const std::string& dir) {
 
 int main(int argc, char** argv) {
   int rounds = 7, block = 20;
+  bool neighbours = false;
   int64_t batch = 64;
   std::string kind = "mlp";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -137,6 +181,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--block")) block = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--model")) kind = argv[i + 1];
     if (!std::strcmp(argv[i], "--batch")) batch = std::atoll(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--neighbours")) neighbours = std::atoi(argv[i + 1]) != 0;
   }
   std::vector<uint8_t> images(1000 * 784);
   for (size_t i = 0; i < images.size(); ++i) images[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
@@ -149,28 +194,56 @@ int main(int argc, char** argv) {
   verify::Run rbg(job, bg.binding(), obg), rin(job, inl.binding(), oin);
   rbg.begin(), rin.begin();
   plain.step(), bg.step(), rbg.commit(), inl.step(), rin.commit();  // warm-up
-  Series s_plain, s_bg, s_inline;
-  for (int r = 0; r < rounds; ++r) {
-    Clocks c0 = Clocks::now();
-    for (int i = 0; i < block; ++i) plain.step();
-    Clocks c1 = Clocks::now();
-    for (int i = 0; i < block; ++i) bg.step(), rbg.commit();
-    rbg.commitments();  // waits for the last one
-    Clocks c2 = Clocks::now();
-    for (int i = 0; i < block; ++i) inl.step(), rin.commit();
-    Clocks c3 = Clocks::now();
-    s_plain.add(c0, c1, block), s_bg.add(c1, c2, block), s_inline.add(c2, c3, block);
-  }
   size_t state_bytes = 0;
   for (auto& [k, t] : verify::capture(bg.binding(), 0, verify::Digest{})) state_bytes += static_cast<size_t>(t.nbytes());
+  Series s_plain, s_bg, s_steady, s_inline, s_spin, s_stream;
+  std::vector<double> drain;
+  // The blocks of one round, run in an order rotated by one each round, so that no loop always
+  // follows the same other loop (each evicts the caches of the one before it).
+  auto plain_block = [&](Series& s) {
+    Clocks a = Clocks::now();
+    for (int i = 0; i < block; ++i) plain.step();
+    s.add(a, Clocks::now(), block);
+  };
+  std::vector<std::function<void()>> blocks = {
+      [&] { plain_block(s_plain); },
+      [&] {
+        Clocks a = Clocks::now();
+        for (int i = 0; i < block; ++i) bg.step(), rbg.commit();
+        Clocks w = Clocks::now();
+        rbg.commitments();  // waits for the last one, so no hashing spills into the next block
+        Clocks b = Clocks::now();
+        s_bg.add(a, b, block), s_steady.add(a, w, block);
+        drain.push_back(b.v[0] - w.v[0]);
+      },
+      [&] {
+        Clocks a = Clocks::now();
+        for (int i = 0; i < block; ++i) inl.step(), rin.commit();
+        s_inline.add(a, Clocks::now(), block);
+      }};
+  if (neighbours) {
+    blocks.push_back([&] { Neighbour n(64); plain_block(s_spin); });
+    blocks.push_back([&] { Neighbour n(state_bytes); plain_block(s_stream); });
+  }
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < blocks.size(); ++k) blocks[(k + static_cast<size_t>(r)) % blocks.size()]();
   std::printf("MNIST %s step, batch %lld, state %.2f MB, %d thread(s), %s, %d rounds of %d steps each (medians), "
               "load average %s\n",
               kind.c_str(), static_cast<long long>(batch), static_cast<double>(state_bytes) / 1e6, num_threads(),
               simd_target().c_str(), rounds, block, load_average().c_str());
-  std::printf("%-32s %-20s %-20s %-20s\n", "per step (ratio to plain)", "   wall", "   main thread CPU", "   process CPU");
+  std::printf("%-32s %-20s %-20s %-20s %s\n", "per step (ratio to plain)", "   wall", "   main thread CPU", "   process CPU",
+              "main thread page faults");
   print_row("plain step", s_plain, s_plain);
   print_row("step + commit (background hash)", s_bg, s_plain);
+  print_row("  the same, before the block's wait", s_steady, s_plain);
   print_row("step + commit (inline hash)", s_inline, s_plain);
+  if (neighbours) {
+    print_row("plain, a core hashing 64 B", s_spin, s_plain);
+    print_row("plain, a core hashing 8 MB", s_stream, s_plain);
+  }
+  std::printf("the background block's wait for its last commitment: %.2f ms (median), %.3f ms per step of a %d-step block; "
+              "a run waits so once, in finish()\n",
+              1e3 * median(drain), 1e3 * median(drain) / block, block);
   breakdown(plain, std::max(3, block / 2), dir);
   std::filesystem::remove_all(dir);
   return 0;

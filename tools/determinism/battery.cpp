@@ -3,7 +3,10 @@
 //
 //   maroon-battery [--fpstate=default|ftz-daz|round-up] [--ops] [--small] [--models] [--no-cnn]
 //                  [--mlp-steps=N] [--cnn-steps=N] [--cnn-batch=N] [--data=DIR] [--char[=STEPS]]
-//                  [--list-simd]
+//                  [--onnx] [--list-simd]
+//
+// --models also runs the ONNX models (class onnx:infer) where the build has ONNX import;
+// --onnx runs them alone.
 //
 // Backend, threads and SIMD target come from MAROON_BACKEND, MAROON_THREADS and MAROON_SIMD.
 // --fpstate sets the caller's floating-point state before any Maroon call (flush-to-zero and
@@ -127,7 +130,7 @@ bool flag(const char* arg, const char* name, std::string* value = nullptr) {
 
 int run(int argc, char** argv) {
   std::string fp = "default", data_dir, v;
-  bool ops = false, models = false, cnn = true, small = false;
+  bool ops = false, models = false, cnn = true, small = false, onnx = false;
   int mlp_steps = 50, cnn_steps = 10, cnn_batch = 4, char_steps = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -138,6 +141,7 @@ int run(int argc, char** argv) {
     } else if (flag(a, "--ops")) ops = true;
     else if (flag(a, "--small")) small = true;
     else if (flag(a, "--models")) models = true;
+    else if (flag(a, "--onnx")) onnx = true;
     else if (flag(a, "--no-cnn")) cnn = false;
     else if (flag(a, "--data", &data_dir)) {
     } else if (flag(a, "--mlp-steps", &v)) mlp_steps = std::stoi(v);
@@ -150,7 +154,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  if (!ops && !models && !char_steps) ops = models = true;
+  if (!ops && !models && !char_steps && !onnx) ops = models = true;
   if (!sha256_self_test()) {
     std::fprintf(stderr, "maroon-battery: SHA-256 self-test failed\n");
     return 1;
@@ -166,6 +170,7 @@ int run(int argc, char** argv) {
     std::printf("# models: not in this build (no maroon/models.h)\n");
   if (char_steps && !run_char_battery(rec, char_steps))
     std::printf("# char: not in this build (no maroon/char_gpt.h)\n");
+  if ((models || onnx) && !run_onnx_battery(rec)) std::printf("# onnx: not in this build (no ONNX import)\n");
   const CallerFpState after = read_caller_fpstate();
   rec.print();
   std::printf("# tensors=%lld\n", static_cast<long long>(rec.tensors()));

@@ -63,4 +63,8 @@ bool run_model_battery(Recorder& rec, const std::string& data_dir, int mlp_steps
 // has no maroon/char_gpt.h.
 bool run_char_battery(Recorder& rec, int steps);
 
+// Two small ONNX models (a CNN, a transformer encoder layer) loaded through maroon::onnx, class
+// onnx:infer; false when the build has no ONNX import (MAROON_WITH_ONNX).
+bool run_onnx_battery(Recorder& rec);
+
 }  // namespace maroon::determinism

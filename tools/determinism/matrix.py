@@ -28,7 +28,7 @@ DOC = os.path.join(ROOT, "docs", "determinism.md")
 
 OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "fused"]
 CLASSES = ([f"ops:{c}" for c in OPS] + [f"ops-small:{c}" for c in OPS] +
-           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train"])
+           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train", "onnx:infer"])
 MLP_STEPS, CNN_STEPS, CNN_BATCH = 50, 10, 2
 CHAR_STEPS = 3  # the character GPT's steps: tests/data/char_gpt_digest.txt's run
 
@@ -391,6 +391,13 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
          f"configuration, {CHAR_STEPS} Adam steps of batch 4 on Debian's GPL-3 text, then 16 sampled characters: "
          "each step's loss bits and the sample; the `char.*.digests` lines (loss/sample/weights SHA-256) are "
          "those of tests/data/char_gpt_digest.txt.",
+         "- `onnx:infer` (runs with models, in builds with ONNX import: x86_64, not the cross builds): two "
+         "models built in code with ONNX's protobuf classes (tools/determinism/onnx_battery.cpp) and run "
+         "through maroon::onnx: a CNN (Conv with pads, groups and dilations, BatchNormalization, MaxPool, "
+         "AveragePool, Sigmoid, Gemm, Softmax) on 4 images of 3x16x16 and a transformer encoder layer "
+         "(LayerNormalization, two-head attention reshaped through Shape/Gather/Concat, Softmax, Erf GELU) "
+         "on 2 sequences of 8x16; their output bytes and inference digests are those of "
+         "tests/data/onnx_battery_digest.txt (about 0.1 s per run).",
          f"- Data: {data_desc}.", "",
          "## Configurations", ""]
     for b in builds:
