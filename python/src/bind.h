@@ -17,7 +17,8 @@ namespace py = pybind11;
 
 // numpy in: one copy of the bytes (plus one contiguous copy only for a strided array).
 Tensor from_numpy(const py::array& a);
-// numpy out: the realized bytes become the array's buffer without another copy.
+// numpy out: one copy of the realized bytes into memory the array alone owns (never a view of
+// the tensor's buffer, which the engine recycles and TinyJit replays rewrite).
 py::array to_numpy(const Tensor& t);
 // tinygrad's Tensor(data, dtype): lists and scalars take tinygrad's default dtypes.
 Tensor from_python(const py::handle& data, std::optional<DType> dtype);

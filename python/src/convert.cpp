@@ -1,10 +1,11 @@
-// Python values to C++ arguments and back. numpy arrays cross as bytes (one copy in, none extra
-// out); Python scalars become weak Scalars, as tinygrad's literals are.
+// Python values to C++ arguments and back. numpy arrays cross as bytes (one copy each way);
+// Python scalars become weak Scalars, as tinygrad's literals are.
 #include <climits>
 #include <cstring>
 #include <memory>
 
 #include "bind.h"
+#include "maroon/read.h"
 
 namespace maroon::py_bind {
 
@@ -80,15 +81,30 @@ py::array to_numpy(const Tensor& t) {
   // A handle of its own on the node: another Python thread may assign() to `t` while the graph
   // runs without the GIL.
   Tensor x(t.dtype() == DType::BFloat16 ? t.cast(DType::Float32).node() : t.node());
-  std::unique_ptr<std::vector<uint8_t>> bytes;
   {
     py::gil_scoped_release release;  // other Python threads run while this graph does
-    bytes = std::make_unique<std::vector<uint8_t>>(x.bytes());
+    x.realize();
   }
   std::vector<py::ssize_t> shape(x.shape().begin(), x.shape().end());
-  void* data = bytes->data();
-  py::capsule owner(bytes.release(), [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
-  return py::array(numpy_dtype(x.dtype()), shape, data, owner);
+  const py::dtype dt = numpy_dtype(x.dtype());
+  size_t nbytes = 0;  // checked: a huge expand's size must not wrap into a small array
+  if (__builtin_mul_overflow(static_cast<size_t>(x.numel()), itemsize(x.dtype()), &nbytes))
+    throw MemoryError("[read] " + std::to_string(x.numel()) + " elements of " + std::string(dtype_name(x.dtype())) +
+                      " need more bytes than this machine can address");
+  // A copy, never a view of the tensor's buffer: Maroon recycles buffers (core/buffer.cpp) and
+  // TinyJit's replays write them again, which a view would see. One copy at memory speed: a
+  // large array's memory comes from the engine's buffer cache (pages already touched; numpy's
+  // fresh pages cost a fault each, ~3x the copy itself here), a small one from numpy.
+  py::array a;
+  if (nbytes >= (size_t{1} << 20)) {
+    auto* mem = new std::shared_ptr<uint8_t>(cached_bytes(nbytes));
+    py::capsule owner(mem, [](void* p) { delete static_cast<std::shared_ptr<uint8_t>*>(p); });
+    a = py::array(dt, shape, mem->get(), owner);
+  } else {
+    a = py::array(dt, shape);
+  }
+  copy_bytes_to(x, a.mutable_data(), nbytes);
+  return a;
 }
 
 Tensor from_python(const py::handle& data, std::optional<DType> dtype) {
@@ -119,10 +135,35 @@ Tensor from_python(const py::handle& data, std::optional<DType> dtype) {
   return t;
 }
 
+namespace {
+
+// numpy's scalar base classes, looked up once (a module attribute per operand cost ~1 us).
+struct NumpyScalars {
+  py::object bool_, integer, floating;
+};
+const NumpyScalars& numpy_scalars() {
+  static auto* s = new NumpyScalars{np().attr("bool_"), np().attr("integer"), np().attr("floating")};
+  return *s;
+}
+
+// The Tensor class object, for an exact type test without pybind11's registry lookup.
+bool is_tensor(const py::handle& o) {
+  static PyObject* type = py::type::of<Tensor>().ptr();
+  return reinterpret_cast<PyObject*>(Py_TYPE(o.ptr())) == type || py::isinstance<Tensor>(o);
+}
+
+}  // namespace
+
 std::optional<Scalar> scalar_of(const py::handle& o) {
-  if (py::isinstance<py::bool_>(o) || py::isinstance(o, np().attr("bool_"))) return Scalar(o.cast<bool>());
-  if (py::isinstance<py::int_>(o) || py::isinstance(o, np().attr("integer"))) return Scalar(int_value(o, "Tensor"));
-  if (py::isinstance<py::float_>(o) || py::isinstance(o, np().attr("floating"))) return Scalar(o.cast<double>());
+  PyObject* p = o.ptr();
+  // Python's own float and int first (exact types: the usual literals); no numpy type is either.
+  if (PyFloat_CheckExact(p)) return Scalar(PyFloat_AS_DOUBLE(p));
+  if (PyLong_CheckExact(p)) return Scalar(int_value(o, "Tensor"));
+  if (is_tensor(o)) return std::nullopt;
+  const NumpyScalars& np_s = numpy_scalars();
+  if (PyBool_Check(p) || py::isinstance(o, np_s.bool_)) return Scalar(o.cast<bool>());
+  if (PyLong_Check(p) || py::isinstance(o, np_s.integer)) return Scalar(int_value(o, "Tensor"));
+  if (PyFloat_Check(p) || py::isinstance(o, np_s.floating)) return Scalar(o.cast<double>());
   return std::nullopt;
 }
 
@@ -133,14 +174,14 @@ Scalar scalar_arg(const py::handle& o, const char* op) {
 }
 
 std::optional<Tensor> tensor_of(const py::handle& o) {
-  if (py::isinstance<Tensor>(o)) return o.cast<Tensor>();
+  if (is_tensor(o)) return o.cast<Tensor>();
   if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o) || py::isinstance<py::array>(o))
     return from_python(o, std::nullopt);
   return std::nullopt;
 }
 
 bool is_operand(const py::handle& o) {
-  return py::isinstance<Tensor>(o) || py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o) ||
+  return is_tensor(o) || py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o) ||
          py::isinstance<py::array>(o) || scalar_of(o).has_value();
 }
 

@@ -1,5 +1,8 @@
 // The Tensor object itself: construction, properties, reading data out, autograd and indexing.
+#include <cstring>
+
 #include "bind.h"
+#include "maroon/read.h"
 
 namespace maroon::py_bind {
 
@@ -129,9 +132,34 @@ void setitem(Tensor& x, const py::handle& idx, const py::handle& v) {
   x.assign(x.flatten().scatter(0, pos.flatten(), placed).reshape(x.shape()));
 }
 
+// The one element as numpy's item() gives it (bool, int, float), read straight from the bytes
+// without building an array: the common per-step read (a loss). float16 and bfloat16 keep going
+// through numpy (bfloat16 widened by the engine's cast), so their values are numpy's.
 py::object item_of(const Tensor& x) {
   if (x.numel() != 1) x.item();  // throws C++'s [item] error naming the shape
-  return to_numpy(x).attr("item")();
+  const DType d = x.dtype();
+  if (d == DType::Float16 || d == DType::BFloat16) return to_numpy(x).attr("item")();
+  uint64_t bits = 0;
+  copy_bytes_to(x, &bits, itemsize(d));  // little-endian hosts only
+  auto sext = [&](int w) { return static_cast<long long>(bits << (64 - w)) >> (64 - w); };
+  switch (d) {
+    case DType::Bool: return py::bool_(bits != 0);
+    case DType::Int8: return py::int_(sext(8));
+    case DType::Int16: return py::int_(sext(16));
+    case DType::Int32: return py::int_(sext(32));
+    case DType::Int64: return py::int_(static_cast<long long>(bits));
+    case DType::Float32: {
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return py::float_(static_cast<double>(f));  // exact, as numpy's float32.item()
+    }
+    case DType::Float64: {
+      double f;
+      std::memcpy(&f, &bits, 8);
+      return py::float_(f);
+    }
+    default: return py::int_(static_cast<unsigned long long>(bits));  // uint8..uint64
+  }
 }
 
 }  // namespace
