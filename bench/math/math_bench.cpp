@@ -1,20 +1,26 @@
 // Scalar binary32 throughput of maroon::math against glibc's libm and SLEEF's deterministic
 // pure-C scalar functions (Sleef_cinz_*f1_u10purec: same bits on every platform, 1.0-ulp
-// accuracy), all measured in the same run on the same inputs. libm is fine here: this is a
-// benchmark, not the library.
+// accuracy), all measured in the same run on the same inputs; then the CPU backend's SIMD exp2
+// (src/cpu/fast_math.cpp, the same bits) per target on the same inputs, against the scalar
+// maroon::math::exp2 of the first table. libm is fine here: this is a benchmark, not the library.
 //
 //   math-bench [inputs (default 1<<20)] [repetitions (default 5)]
-#include <sleef.h>
-
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "cpu/fast_math.h"
+#include "cpu/kernel.h"
 #include "math/math.h"
+#include "maroon/backend.h"
+// After Maroon's headers: sleef.h defines a CONST macro, which is also an op's name.
+#include <sleef.h>
 
 using namespace maroon;
 
@@ -47,6 +53,36 @@ struct Lcg {
   }
 };
 
+// The SIMD exp2 kernel over xs in tiles (as the CPU backend calls it), ns per element.
+double simd_ns(const std::vector<float>& xs, int reps, Round r) {
+  const cpu::MathFn fn = cpu::fast_math(Op::EXP2, DType::Float32, DType::Float32);
+  std::vector<float> in(xs);
+  in.resize(xs.size() + cpu::kTilePad);
+  std::vector<uint32_t> out(in.size());
+  double best = 1e30;
+  for (int rep = 0; rep < reps; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < xs.size(); i += cpu::kTile)
+      fn(in.data() + i, out.data() + i, static_cast<int>(std::min<size_t>(cpu::kTile, xs.size() - i)), r);
+    auto t1 = std::chrono::steady_clock::now();
+    g_sink = out[xs.size() / 2];
+    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() / double(xs.size()));
+  }
+  return best;
+}
+
+void simd_exp2_rows(const std::vector<float>& ex, int reps, double scalar_ns, double glibc_ns) {
+  std::printf("\nSIMD exp2 (src/cpu/fast_math.cpp, binary32, bits = maroon scalar), exp2 [-100,100], ns per element\n");
+  std::printf("%-10s %10s %10s %14s %12s\n", "target", "nearest", "up", "scalar/simd", "simd/glibc");
+  const std::string before = simd_target();
+  for (const std::string& t : available_simd_targets()) {
+    set_simd_target(t);
+    const double rn = simd_ns(ex, reps, Round::NearestEven), up = simd_ns(ex, reps, Round::Up);
+    std::printf("%-10s %10.2f %10.2f %13.1fx %11.2fx\n", t.c_str(), rn, up, scalar_ns / rn, rn / glibc_ns);
+  }
+  set_simd_target(before);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,9 +106,10 @@ int main(int argc, char** argv) {
     std::printf("%-22s %10.2f %10.2f %10.2f %11.2fx %11.2fx\n", name, m, g, s, m / g, m / s);
   };
   const Round rn = Round::NearestEven;
-  row("exp2 [-100,100]",
-      ns_per_call(ex, reps, [&](size_t i) { return uint32_t(math::exp2(sf::kF32, bits(ex[i]), rn)); }),
-      ns_per_call(ex, reps, [&](size_t i) { return bits(exp2f(ex[i])); }),
+  const double exp2_scalar =
+      ns_per_call(ex, reps, [&](size_t i) { return uint32_t(math::exp2(sf::kF32, bits(ex[i]), rn)); });
+  const double exp2_glibc = ns_per_call(ex, reps, [&](size_t i) { return bits(exp2f(ex[i])); });
+  row("exp2 [-100,100]", exp2_scalar, exp2_glibc,
       ns_per_call(ex, reps, [&](size_t i) { return bits(Sleef_cinz_exp2f1_u10purec(ex[i])); }));
   row("log2 2^[-100,100]",
       ns_per_call(lg, reps, [&](size_t i) { return uint32_t(math::log2(sf::kF32, bits(lg[i]), rn)); }),
@@ -90,6 +127,7 @@ int main(int argc, char** argv) {
       ns_per_call(px, reps, [&](size_t i) { return uint32_t(math::pow(sf::kF32, bits(px[i]), bits(py[i]), rn)); }),
       ns_per_call(px, reps, [&](size_t i) { return bits(powf(px[i], py[i])); }),
       ns_per_call(px, reps, [&](size_t i) { return bits(Sleef_cinz_powf1_u10purec(px[i], py[i])); }));
+  simd_exp2_rows(ex, reps, exp2_scalar, exp2_glibc);
   // The other formats and modes, maroon only.
   std::printf("\nmaroon, other modes/formats (ns per call):\n");
   std::printf("  exp2 f32 up: %.2f   log2 f32 down: %.2f   sin f32 toward-zero: %.2f\n",

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "cpu/fast_math.h"
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"
 #include "cpu/threads.h"
@@ -144,6 +145,8 @@ void store_bits(void* p, size_t sz, int i, uint64_t v) {
 }  // namespace
 
 void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
+  // Transcendentals round to ins.rnd themselves, under the default FPU state.
+  if (MathFn fn = fast_math(ins.op, ins.in, ins.out)) return fn(srcs[0], dst, n, ins.rnd);
   if (FastFn fn = fast_op(ins.op, ins.in, ins.out)) {
     // The op table's ROUNDS column: which kernels follow the hardware rounding mode.
     bool set = op_info(ins.op).rounds && ins.rnd != Round::NearestEven;

@@ -13,4 +13,13 @@ struct Stats {
 };
 Stats& stats();
 
+// The binary32 exp2 fast path's data (table 2^(j/128) and Taylor coefficients ln2^i/i!, each
+// rounded to double). src/cpu's SIMD exp2 repeats the fast path's double operations one for one
+// on these very numbers, so its lanes hold the same doubles as the scalar code (docs/math.md).
+struct Exp2FastData {
+  double table[128];  // 2^(j/128)
+  double c[6];        // c[i] = ln2^i / i!, c[0] unused
+};
+const Exp2FastData& exp2_fast_data();
+
 }  // namespace maroon::math::detail

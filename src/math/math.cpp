@@ -23,6 +23,16 @@ Stats& stats() {
   thread_local Stats s;
   return s;
 }
+
+const Exp2FastData& exp2_fast_data() {
+  static const Exp2FastData d = [] {
+    Exp2FastData v{};
+    for (int j = 0; j < 128; ++j) v.table[j] = kExp2T[j].hi;
+    for (int i = 0; i < 6; ++i) v.c[i] = kExp2C[i].hi;
+    return v;
+  }();
+  return d;
+}
 }  // namespace detail
 
 namespace {
@@ -144,6 +154,8 @@ DD exp2_core(DD t, int* k) {
 }
 
 // Fast binary32-input version: 2^x = 2^k * result, error < 4 ulps of the result.
+// src/cpu/fast_math.cpp (the SIMD exp2) repeats these operations exactly, in this order: keep
+// the two in step.
 inline double exp2_fast(double x, int* k) {
   double nd = (x * 128.0 + 0x1.8p52) - 0x1.8p52;
   int64_t n = static_cast<int64_t>(nd);

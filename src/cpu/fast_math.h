@@ -1,0 +1,22 @@
+// Vectorised correctly rounded transcendentals for the CPU backend (Highway, one copy per
+// target, chosen at run time like fastops.h). Each equals src/math's scalar function bit for bit
+// on every input, in every rounding mode: the lanes repeat the scalar fast path's double
+// operations exactly and its acceptance test; every lane the scalar code would not finish on
+// that path (special values, exact cases, near-boundary results) is computed by src/math itself.
+// tests/cpu/fast_math_test.cpp samples that on every target; maroon-exp2-exhaustive checks all
+// 2^32 binary32 inputs.
+#pragma once
+#include "core/ops.h"
+#include "maroon/dtype.h"
+#include "maroon/round.h"
+
+namespace maroon::cpu {
+
+// out[i] = op(a[i]) rounded in `r`, for i < n. Reads and writes whole vectors (tiles carry
+// kTilePad elements of slack). Runs under the library's FPU state (round-to-nearest, no
+// flush-to-zero) whatever `r` is: the kernel rounds to `r` itself.
+using MathFn = void (*)(const void* a, void* out, int n, Round r);
+// The kernel for (op, in -> out), or null when there is none (then src/ref's scalar code runs).
+MathFn fast_math(Op op, DType in, DType out);
+
+}  // namespace maroon::cpu

@@ -1,0 +1,110 @@
+// The SIMD exp2 (src/cpu/fast_math.cpp) against src/math's scalar exp2, bit for bit, on every
+// SIMD target this machine has and in every rounding mode: every special value and the edges of
+// the kernel's domain, dense sweeps where its shortcuts switch, and random bit patterns. The
+// whole 2^32 is maroon-exp2-exhaustive (tests/cpu/exp2_exhaustive.cpp; README, docs/math.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/fast_math.h"
+#include "cpu/kernel.h"
+#include "math/internal.h"
+#include "math/math.h"
+#include "maroon/backend.h"
+
+namespace maroon::cpu {
+namespace {
+
+uint32_t bits_of(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+float float_of(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+
+// The inputs: special values, neighbours of every place a decision changes, random patterns.
+std::vector<uint32_t> cases() {
+  std::vector<uint32_t> v = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                             0xFFC00000u, 0x7F800001u, 0xFFBFFFFFu, 0x7FFFFFFFu, 0x00000001u,
+                             0x80000001u, 0x007FFFFFu, 0x00800000u, 0x7F7FFFFFu, 0xFF7FFFFFu};
+  auto around = [&](float x, int w) {
+    uint32_t b = bits_of(x);
+    for (int d = -w; d <= w; ++d) v.push_back(b + static_cast<uint32_t>(d));
+  };
+  for (int i = -160; i <= 160; ++i) around(static_cast<float>(i), 40);  // exact powers of two
+  for (float e : {0x1p-26f, -0x1p-26f, 0x1p-27f, 0x1p20f, -0x1p20f, 128.0f, -130.0f, -150.0f, -149.0f,
+                  -126.0f, -125.0f, 127.0f, 0.5f, -0.5f, 0x1p-8f, 0x1p-7f})
+    around(e, 300);
+  for (int j = -2000; j <= 2000; ++j) around(static_cast<float>(j) / 128.0f, 3);  // table points
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 200000; ++i) v.push_back(static_cast<uint32_t>(rng()));
+  std::uniform_real_distribution<double> u(-160.0, 130.0);
+  for (int i = 0; i < 200000; ++i) v.push_back(bits_of(static_cast<float>(u(rng))));
+  return v;
+}
+
+// Runs the kernel over `in` (padded to whole vectors, as tiles are).
+std::vector<uint32_t> run_kernel(MathFn fn, const std::vector<uint32_t>& in, Round r) {
+  std::vector<uint32_t> a(in), out(in.size() + kTilePad, 0xDEADBEEFu);
+  a.resize(in.size() + kTilePad, 0x7FC00000u);
+  for (size_t i = 0; i < in.size(); i += kTile) {
+    const int n = static_cast<int>(std::min<size_t>(kTile, in.size() - i));
+    fn(a.data() + i, out.data() + i, n, r);
+  }
+  out.resize(in.size());
+  return out;
+}
+
+TEST(FastMath, Exp2F32EqualsTheScalarFunctionOnEveryTargetAndMode) {
+  const MathFn fn = fast_math(Op::EXP2, DType::Float32, DType::Float32);
+  ASSERT_NE(fn, nullptr);
+  const std::vector<uint32_t> in = cases();
+  const std::string before = simd_target();
+  for (const std::string& target : available_simd_targets()) {
+    set_simd_target(target);
+    for (Round r : kAllRounds) {
+      const std::vector<uint32_t> got = run_kernel(fn, in, r);
+      int bad = 0;
+      for (size_t i = 0; i < in.size() && bad < 10; ++i) {
+        const uint32_t want = static_cast<uint32_t>(math::exp2(sf::kF32, in[i], r));
+        if (got[i] == want) continue;
+        ++bad;
+        ADD_FAILURE() << target << ", " << round_name(r) << ": exp2(" << float_of(in[i]) << " = 0x" << std::hex
+                      << in[i] << ") gave 0x" << got[i] << ", the scalar function 0x" << want;
+      }
+    }
+  }
+  set_simd_target(before);
+}
+
+// The kernel really computes: on ordinary arguments almost no lane goes back to the scalar
+// function (whose per-thread counters count each call), on every target.
+TEST(FastMath, Exp2F32FinishesOrdinaryLanesItself) {
+  const MathFn fn = fast_math(Op::EXP2, DType::Float32, DType::Float32);
+  std::vector<uint32_t> in;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-100.0, 100.0);
+  for (int i = 0; i < 1 << 16; ++i) in.push_back(bits_of(static_cast<float>(u(rng))));
+  in.push_back(0xFF800000u);  // -inf: a shortcut of the kernel's own
+  const std::string before = simd_target();
+  for (const std::string& target : available_simd_targets()) {
+    set_simd_target(target);
+    math::detail::Stats& s = math::detail::stats();
+    s = {};
+    run_kernel(fn, in, Round::NearestEven);
+    const uint64_t scalar_calls = s.fast + s.accurate + s.special + s.unresolved;
+    EXPECT_LT(scalar_calls, in.size() / 1000) << target;
+  }
+  set_simd_target(before);
+}
+
+TEST(FastMath, OnlyFloat32Exp2HasAKernel) {
+  EXPECT_EQ(fast_math(Op::EXP2, DType::Float64, DType::Float64), nullptr);
+  EXPECT_EQ(fast_math(Op::EXP2, DType::Float16, DType::Float16), nullptr);
+  EXPECT_EQ(fast_math(Op::LOG2, DType::Float32, DType::Float32), nullptr);
+  EXPECT_EQ(fast_math(Op::ADD, DType::Float32, DType::Float32), nullptr);
+}
+
+}  // namespace
+}  // namespace maroon::cpu
