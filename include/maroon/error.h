@@ -26,6 +26,13 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+// A buffer larger than the allocation cap (MAROON_MAX_ALLOC_BYTES) or than the machine can give
+// (Python maps it to MemoryError).
+class MemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A malformed file: safetensors, IDX, a run record (Python maps it to ValueError).
 class FormatError : public Error {
  public:

@@ -78,10 +78,19 @@ Tensor from_numpy(const py::array& in) {
 
 py::array to_numpy(const Tensor& t) {
   // bfloat16 has no numpy dtype: it leaves as float32 (exact).
-  Tensor x = t.dtype() == DType::BFloat16 ? t.cast(DType::Float32) : t;
+  // A handle of its own on the node: another Python thread may assign() to `t` while the graph
+  // runs without the GIL.
+  Tensor x(t.dtype() == DType::BFloat16 ? t.cast(DType::Float32).node() : t.node());
+  {
+    py::gil_scoped_release release;  // other Python threads run while this graph does
+    x.realize();
+  }
   std::vector<py::ssize_t> shape(x.shape().begin(), x.shape().end());
   const py::dtype dt = numpy_dtype(x.dtype());
-  const size_t nbytes = static_cast<size_t>(x.numel()) * itemsize(x.dtype());
+  size_t nbytes = 0;  // checked: a huge expand's size must not wrap into a small array
+  if (__builtin_mul_overflow(static_cast<size_t>(x.numel()), itemsize(x.dtype()), &nbytes))
+    throw MemoryError("[read] " + std::to_string(x.numel()) + " elements of " + std::string(dtype_name(x.dtype())) +
+                      " need more bytes than this machine can address");
   // A copy, never a view of the tensor's buffer: Maroon recycles buffers (core/buffer.cpp) and
   // TinyJit's replays write them again, which a view would see. One copy at memory speed: a
   // large array's memory comes from the engine's buffer cache (pages already touched; numpy's

@@ -1,14 +1,28 @@
 // The `_maroon` extension: pybind11 bindings over the C++ API, with no second implementation in
 // Python. Maroon's exceptions arrive as the built-in exceptions Python and tinygrad users expect:
 // ShapeError and FormatError as ValueError (and RuntimeError), DTypeError as TypeError, IndexError
-// as IndexError; all four are also maroon.Error, a RuntimeError.
+// as IndexError, MemoryError (a buffer over MAROON_MAX_ALLOC_BYTES) as MemoryError; all five are
+// also maroon.Error, a RuntimeError.
 #include "bind.h"
 #include "maroon/backend.h"
+#include "maroon/interrupt.h"
 #include "maroon/settings.h"
 #include "maroon/version.h"
 
 namespace py = pybind11;
 using namespace maroon;
+
+namespace {
+
+// Polled by realize() between kernels (core/interrupt.h): runs Python's signal handlers, so
+// Ctrl-C raises KeyboardInterrupt out of a long computation (the GIL is released meanwhile).
+void check_python_signals() {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_maroon, m) {
   m.doc() = "Maroon: a deterministic tensor engine (tinygrad's Tensor API, same bits everywhere)";
@@ -17,7 +31,7 @@ PYBIND11_MODULE(_maroon, m) {
   // Translators run newest first, so the base class goes first. Each class is also the built-in
   // exception tinygrad raises for the same mistake, so code written for tinygrad catches it:
   // a shape mistake is a RuntimeError there (and a ValueError for Python users), a bad index an
-  // IndexError, a dtype mistake a TypeError. `maroon.Error` is the base of all four.
+  // IndexError, a dtype mistake a TypeError. `maroon.Error` is the base of all of them.
   auto& error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
   auto bases = [&](PyObject* builtin) { return py::make_tuple(error, py::handle(builtin)); };
   py::register_exception<ShapeError>(m, "ShapeError", bases(PyExc_ValueError));
@@ -26,6 +40,8 @@ PYBIND11_MODULE(_maroon, m) {
   py::register_exception<py_bind::DTypeNameError>(m, "DTypeNameError",
                                                   py::make_tuple(dtype_error, py::handle(PyExc_AttributeError)));
   py::register_exception<IndexError>(m, "IndexError", bases(PyExc_IndexError));
+  py::register_exception<MemoryError>(m, "MemoryError", bases(PyExc_MemoryError));
+  set_interrupt_check(&check_python_signals);
 
   py::enum_<DType> dt(m, "DType");
   for (DType d : kConcreteDTypes) dt.value(std::string(dtype_name(d)).c_str(), d);

@@ -113,12 +113,13 @@ void bind_state(py::module_ st) {
     for (auto [k, v] : from) f.emplace(k.cast<std::string>(), v.cast<Tensor>());
     return nn::load_state_dict(state_of(into), f, strict);
   }, py::arg("into"), py::arg("state_dict"), py::arg("strict") = true);
-  st.def("safe_save", [](const py::dict& tensors, const std::string& path, const py::object& metadata) {
-    nn::safe_save(state_of(tensors), path, metadata_of(metadata));
-  }, py::arg("tensors"), py::arg("fn"), py::arg("metadata") = py::none());
-  st.def("safe_save_bytes", [](const py::dict& tensors, const py::object& metadata) {
-    return py::bytes(nn::safe_save_bytes(state_of(tensors), metadata_of(metadata)));
-  }, py::arg("tensors"), py::arg("metadata") = py::none());
+  // checksum=True adds the SHA-256 of the data to the metadata; safe_load verifies it.
+  st.def("safe_save", [](const py::dict& tensors, const std::string& path, const py::object& metadata, bool checksum) {
+    nn::safe_save(state_of(tensors), path, metadata_of(metadata), checksum);
+  }, py::arg("tensors"), py::arg("fn"), py::arg("metadata") = py::none(), py::kw_only(), py::arg("checksum") = false);
+  st.def("safe_save_bytes", [](const py::dict& tensors, const py::object& metadata, bool checksum) {
+    return py::bytes(nn::safe_save_bytes(state_of(tensors), metadata_of(metadata), checksum));
+  }, py::arg("tensors"), py::arg("metadata") = py::none(), py::kw_only(), py::arg("checksum") = false);
   st.def("safe_load", [](const std::string& path) { return dict_of(nn::safe_load(path)); }, py::arg("fn"));
   st.def("safe_load_bytes", [](const py::bytes& b) {
     std::string_view v = b;

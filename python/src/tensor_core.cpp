@@ -205,8 +205,14 @@ void bind_tensor_core(py::class_<Tensor>& t) {
   t.def("item", &item_of);
   t.def("data", [](const Tensor& x) { return py::memoryview(to_numpy(x).attr("reshape")(-1)); });
   t.def("realize", [](Tensor& x, const py::args& others) {
-    for (auto o : others) o.cast<Tensor&>().realize();
-    x.realize();
+    // Handles of their own on the nodes, then the graphs run without the GIL (to_numpy too).
+    std::vector<Tensor> run;
+    for (auto o : others) run.emplace_back(o.cast<Tensor&>().node());
+    run.emplace_back(x.node());
+    {
+      py::gil_scoped_release release;
+      for (Tensor& r : run) r.realize();
+    }
     return x;
   });
   t.def("__repr__", [](const Tensor& x) {

@@ -25,7 +25,7 @@ def public_api():
     """Every public name a user reaches: the module's functions and classes, Tensor's methods and
     properties, the nn layers' and optimizers' classes and methods, and maroon.dist's."""
     names = [n for n in dir(ext) if not n.startswith("_") and n not in ("nn", "Error", "ShapeError", "DTypeError", "DTypeNameError",
-                                                                         "FormatError", "IndexError")]
+                                                                         "FormatError", "IndexError", "MemoryError")]
     names += ["Tensor." + n for n in vars(Tensor) if not n.startswith("_")]
     names += ["dist." + n for n in dir(ext.dist) if not n.startswith("_") and not isinstance(getattr(ext.dist, n), type)]
     for owner, prefix in ((ext.nn, "nn."), (ext.nn.optim, "nn.optim."), (ext.dist, "dist.")):

@@ -1,6 +1,7 @@
 // Creation methods (tinygrad's mixin/creation.py and mixin/op.py: arange, linspace, eye, tri).
 #include <cmath>
 
+#include "core/checked.h"
 #include "core/fpenv.h"
 #include "api/internal.h"
 #include "maroon/tensor.h"
@@ -32,14 +33,26 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::optional<DTyp
                    step.kind == Scalar::Kind::Float;
   double a = as_double(start), b = as_double(stop), st = as_double(step);
   FpEnvGuard ieee;  // b - st, (b - a) / st and a - st below must not round in the caller's mode
+  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(st))
+    throw ShapeError("[arange] start, stop and step must be finite, got " + api::number_str(a) + ", " +
+                     api::number_str(b) + ", " + api::number_str(st));
   if (st == 0) throw ShapeError("[arange] step cannot be 0");
   double lo = st > 0 ? a : b - st, hi = st > 0 ? b - st : a;
   DType d = dtype ? *dtype : any_float ? DType::Float32 : DType::Int32;
   if (!dtype && d == DType::Int32 && (lo < -2147483648.0 || hi > 2147483647.0)) d = DType::Int64;
-  int64_t n = static_cast<int64_t>(std::ceil((b - a) / st));
+  // The count, as a double first: converting one of 2**63 or more (or inf, from a tiny step)
+  // to int64 would be undefined.
+  const double count = std::ceil((b - a) / st);
+  if (!(count < 9223372036854775808.0))
+    throw ShapeError("[arange] start " + api::number_str(a) + ", stop " + api::number_str(b) + ", step " +
+                     api::number_str(st) + " give " + api::number_str(count) + " elements, more than fit in 64 bits");
+  int64_t n = static_cast<int64_t>(count);
   if (n <= 0) return api::filled({0}, 0, d);
-  // full(step) -> cumulative sum -> + (start - step), then cast: tinygrad's recipe.
-  Scalar offset = any_float ? Scalar(a - st) : Scalar(start.i - step.i);
+  check_shape("arange", {n}, d);
+  // full(step) -> cumulative sum -> + (start - step), then cast: tinygrad's recipe. Integers
+  // wrap (start - step may leave int64; the sum wraps back), as the dtype's arithmetic does.
+  Scalar offset = any_float ? Scalar(a - st)
+                            : Scalar(static_cast<int64_t>(static_cast<uint64_t>(start.i) - static_cast<uint64_t>(step.i)));
   Tensor steps = api::filled({n}, step, d);
   return (steps.cumsum(0) + offset).cast(d);
 }
@@ -47,6 +60,8 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::optional<DTyp
 Tensor Tensor::linspace(double start, double stop, int64_t steps, DType dtype) {
   if (steps < 0) throw ShapeError("[linspace] number of steps must be non-negative");
   if (dtype == DType::Bool) throw DTypeError("[linspace] bool dtype is not supported");
+  check_shape("linspace", {steps}, dtype);
+  check_shape("linspace", {steps}, DType::Float32);  // the float32 ramp it is built from
   if (steps == 1) return api::filled({1}, start, dtype);
   const double step = in_ieee_env([&] { return (stop - start) / static_cast<double>(steps - 1); });
   Tensor r = Tensor::arange(steps, DType::Float32) * step;

@@ -1,4 +1,5 @@
 // Elementwise Tensor methods (tinygrad's mixin/elementwise.py), built from the primitives.
+#include <cstdio>
 #include <cmath>
 #include <numbers>
 
@@ -11,6 +12,11 @@ namespace maroon {
 namespace api {
 
 std::string dt(DType d) { return std::string(dtype_name(d)); }
+std::string number_str(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 Tensor filled(const Shape& shape, Scalar v, DType dtype) {
   for (int64_t d : shape)  // named here: the expand below would report it as its own

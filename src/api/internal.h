@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "core/view.h"
 #include "maroon/tensor.h"
 
 namespace maroon::api {
 
-inline int64_t prod(const Shape& s) {
-  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>());
-}
+// The product of a shape's dimensions, checked (ShapeError when it does not fit in int64).
+inline int64_t prod(const Shape& s) { return maroon::numel(s); }
+// A double as "%.17g" writes it (nan, inf, 1e-300): for error messages.
+std::string number_str(double v);
 inline int64_t ceildiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // tinygrad's _resolve_dim: Python-style negative axes; `extra` allows one past the end.

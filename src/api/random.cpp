@@ -5,10 +5,13 @@
 // bit-identical to tinygrad's THREEFRY primitive. Everything after the raw bits (shift, or,
 // bitcast, -1, Box-Muller, scaling) is built from Maroon primitives.
 
+#include <atomic>
 #include <cmath>
+#include <mutex>
 #include <cstring>
 #include <numbers>
 
+#include "core/checked.h"
 #include "core/fpenv.h"
 #include "core/jit_hooks.h"
 #include "math/math.h"
@@ -29,6 +32,15 @@ struct RngState {
 RngState& rng() {
   static RngState s;
   return s;
+}
+// Guards rng(): threads may draw at once (the order they draw in is theirs to fix).
+std::mutex& rng_mutex() {
+  static std::mutex m;
+  return m;
+}
+uint64_t rng_seed() {
+  std::lock_guard<std::mutex> lock(rng_mutex());
+  return rng().seed;
 }
 
 // sha256((0).to_bytes(4, "big")) as an integer, mod 2**32: tinygrad's key word for the first
@@ -80,6 +92,7 @@ std::vector<uint32_t> random_words(uint64_t counter, uint64_t num, uint32_t key0
 // tinygrad's _next_counter: reserve `num` words, return the counter before the reservation.
 uint64_t next_counter(uint64_t num) {
   jit_refuse("random numbers");
+  std::lock_guard<std::mutex> lock(rng_mutex());
   RngState& s = rng();
   if (!s.seeded) {
     s.seeded = true;
@@ -90,11 +103,12 @@ uint64_t next_counter(uint64_t num) {
   return c;
 }
 
-bool g_training = false;
+std::atomic<bool> g_training{false};  // read and set from any thread
 
 }  // namespace
 
 void Tensor::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(rng_mutex());
   rng().seed = seed;
   rng().seeded = true;
   rng().counter = 0;
@@ -115,13 +129,13 @@ void Tensor::set_training(bool on) { g_training = on; }
 Tensor Tensor::rand(const Shape& shape, DType dtype) {
   if (!is_float(dtype) || is_weak(dtype))
     throw DTypeError("[rand] only supports concrete float dtypes, got " + api::dt(dtype));
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("[rand] invalid shape " + shape_str(shape));
+  check_shape("rand", shape, dtype);
   const int64_t numel = api::prod(shape);
   const size_t isz = itemsize(dtype);
-  const uint64_t nwords = (numel * isz + 3) / 4;
+  const uint64_t nwords = (static_cast<uint64_t>(numel) * isz + 3) / 4;  // fits: the shape was checked
+  check_alloc("rand", nwords, 4, "the random words of shape " + shape_str(shape));
   std::vector<uint32_t> words =
-      random_words(next_counter(nwords), nwords, kDeviceKey0, static_cast<uint32_t>(rng().seed));
+      random_words(next_counter(nwords), nwords, kDeviceKey0, static_cast<uint32_t>(rng_seed()));
   // bits.bitcast(uint of the float's width): the words' bytes as wider or narrower elements.
   DType udt = isz == 2 ? DType::UInt16 : isz == 4 ? DType::UInt32 : DType::UInt64;
   const int64_t nelem = static_cast<int64_t>(nwords * 4 / isz);

@@ -28,5 +28,7 @@ int64_t test_correct(models::MnistModel& m, const data::Split& test);
 std::string percent(int64_t correct, int64_t n);  // "98.21"
 // The run record beside a weights file ("x.safetensors" -> "x.run.json"), or the path itself.
 std::string record_path_for(const std::string& path);
+// Warns on stderr (always, not only without --quiet) for each tensor with NaN or inf values.
+void warn_non_finite(const nn::StateDict& state, const std::string& what);
 
 }  // namespace maroon::cli

@@ -55,6 +55,33 @@ std::string percent(int64_t correct, int64_t n) {
   return b;
 }
 
+namespace {
+
+// The number of NaN or infinite elements of a float tensor (0 for other dtypes), from the bits.
+int64_t non_finite(const Tensor& t) {
+  uint64_t exp;
+  switch (t.dtype()) {
+    case DType::Float16: exp = 0x7c00; break;
+    case DType::BFloat16: exp = 0x7f80; break;
+    case DType::Float32: exp = 0x7f800000; break;
+    case DType::Float64: exp = 0x7ff0000000000000; break;
+    default: return 0;
+  }
+  int64_t n = 0;
+  for (uint64_t b : t.bits()) n += (b & exp) == exp;
+  return n;
+}
+
+}  // namespace
+
+void warn_non_finite(const nn::StateDict& state, const std::string& what) {
+  // Weights with NaN or inf still evaluate (to a meaningless accuracy): say so, always.
+  for (auto& [k, t] : state)
+    if (int64_t n = non_finite(t))
+      std::fprintf(stderr, "maroon: warning: %s: tensor '%s' has %lld NaN or infinite values of %lld\n", what.c_str(),
+                   k.c_str(), static_cast<long long>(n), static_cast<long long>(t.numel()));
+}
+
 std::string record_path_for(const std::string& path) {
   const std::string ext = ".safetensors";
   if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)

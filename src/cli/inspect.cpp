@@ -1,4 +1,6 @@
 // `maroon eval WEIGHTS` and `maroon digest FILE...`.
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "cli/commands.h"
@@ -16,12 +18,25 @@ struct EvalOptions {
 
 int eval(const EvalOptions& o, const Context& ctx) {
   apply_threads(o.data);
-  auto model = models::model_from_state(nn::safe_load(o.weights), "'" + o.weights + "'");
+  nn::StateDict state = nn::safe_load(o.weights);
+  warn_non_finite(state, o.weights);
+  auto model = models::model_from_state(state, "'" + o.weights + "'");
   // The dataset: --dataset, else the one the run record beside the weights names, else mnist.
   std::string dataset = o.dataset.empty() ? "mnist" : o.dataset;
   std::string rec = record_path_for(o.weights);
-  if (o.dataset.empty() && rec != o.weights && std::ifstream(rec).good())
-    dataset = config_of(verify::read_record(rec).job, "run record '" + rec + "'").dataset;
+  struct stat st {};
+  if (rec != o.weights && ::stat(rec.c_str(), &st) == 0) {  // stat: a FIFO named like a record must not block
+    verify::RunRecord r = verify::read_record(rec);
+    // The record is the weights' checksum: safetensors has none, so a changed bit would
+    // otherwise evaluate silently. (verify checks the file named in the record; this is the
+    // file given, which may be a copy.)
+    std::string digest = verify::hex(verify::file_digest(o.weights, "[eval]"));
+    if (!r.outputs.empty() && digest != r.outputs[0].sha256)
+      throw FormatError("[eval] '" + o.weights + "' does not match the run record beside it ('" + rec +
+                        "'): its sha256 is " + digest + ", the record says " + r.outputs[0].sha256 +
+                        " (a changed or corrupted file)");
+    if (o.dataset.empty()) dataset = config_of(r.job, "run record '" + rec + "'").dataset;
+  }
   data::Mnist ds = load_dataset(dataset, o.data.dir);
   int64_t c = test_correct(*model, ds.test);
   std::string acc = percent(c, ds.test.n);

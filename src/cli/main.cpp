@@ -1,6 +1,7 @@
 // `maroon`: train MNIST models and prove the result with digests that are the same everywhere.
 // The subcommands register themselves (cli/command.h); this file only parses and dispatches.
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -79,6 +80,9 @@ std::vector<std::string> arguments(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Over a file-size limit (ulimit -f) a write then fails with EFBIG, reported and cleaned up by
+  // io::AtomicFile, instead of SIGXFSZ killing the process and leaving its temporary file.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app("maroon: deterministic MNIST training whose digests are the same on every machine", "maroon");
   Context ctx;
   app.set_version_flag("--version", version_text(), "print the version and build and exit");

@@ -32,7 +32,10 @@ int64_t steps_of(const RunConfig& cfg, const data::Split& train) {
   if (cfg.shards <= 0 || cfg.shards > cfg.batch)
     throw Error("[train] shards " + std::to_string(cfg.shards) + " must be between 1 and the batch size " +
                 std::to_string(cfg.batch));
-  int64_t total = train.n / cfg.batch * cfg.epochs;
+  int64_t total = 0;
+  if (__builtin_mul_overflow(train.n / cfg.batch, cfg.epochs, &total))
+    throw Error("[train] " + std::to_string(cfg.epochs) + " epochs of " + std::to_string(train.n / cfg.batch) +
+                " steps is more steps than fit in 64 bits");
   return cfg.max_steps > 0 && cfg.max_steps < total ? cfg.max_steps : total;
 }
 

@@ -1,5 +1,6 @@
 #include "maroon/backend.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -33,25 +34,27 @@ int initial_threads() {
   return hc ? static_cast<int>(hc) : 1;
 }
 
-Backend g_backend = initial_backend();
-int g_threads = initial_threads();
+// Atomics: settings may change on one thread while another's realize reads them (Python
+// releases the GIL during realize). A change applies from the next parallel region on.
+std::atomic<Backend> g_backend{initial_backend()};
+std::atomic<int> g_threads{initial_threads()};
 
 }  // namespace
 
-Backend backend() { return g_backend; }
-void set_backend(Backend b) { g_backend = b; }
+Backend backend() { return g_backend.load(std::memory_order_relaxed); }
+void set_backend(Backend b) { g_backend.store(b, std::memory_order_relaxed); }
 void set_backend(const std::string& name) {
   if (name != "ref" && name != "cpu")
     throw ShapeError("[set_backend] unknown backend '" + name + "' (ref, cpu)");
   set_backend(name == "ref" ? Backend::Ref : Backend::Cpu);
 }
-std::string backend_name() { return g_backend == Backend::Ref ? "ref" : "cpu"; }
+std::string backend_name() { return backend() == Backend::Ref ? "ref" : "cpu"; }
 
-int num_threads() { return g_threads; }
+int num_threads() { return g_threads.load(std::memory_order_relaxed); }
 void set_num_threads(int n) {
   if (n < 1 || n > 1024)
     throw ShapeError("[set_num_threads] thread count must be in 1..1024, got " + std::to_string(n));
-  g_threads = n;
+  g_threads.store(n, std::memory_order_relaxed);
 }
 
 }  // namespace maroon

@@ -5,7 +5,11 @@
 #include <new>
 #include <vector>
 
+#include <string>
+
+#include "core/checked.h"
 #include "core/graph.h"
+#include "maroon/tensor.h"
 
 namespace maroon {
 
@@ -59,11 +63,36 @@ class Cache {
   size_t cached_ = 0;
 };
 
+// The op named in allocation errors: the node being executed, or "realize".
+std::string alloc_op() {
+  const Node* n = executing_node();
+  if (!n) return "realize";
+  std::string s(op_name(n->op));
+  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return s;
+}
+
+// The bytes of a buffer of n elements plus its slack, or MemoryError: over the cap, or more than
+// this machine's size_t can address (32-bit hosts).
+size_t checked_capacity(DType d, int64_t n) {
+  uint64_t bytes = static_cast<uint64_t>(n) * itemsize(d);  // the shape was checked: no overflow
+  std::string what = std::to_string(n) + " elements of " + std::string(dtype_name(d));
+  if (const Node* node = executing_node()) what += ", shape " + shape_str(node->shape);
+  check_alloc(alloc_op(), static_cast<uint64_t>(n), itemsize(d), what);
+  if (bytes > SIZE_MAX / 2) throw MemoryError("[" + alloc_op() + "] cannot allocate " + std::to_string(bytes) +
+                                              " bytes (" + what + "): more than this machine can address");
+  return size_class(static_cast<size_t>(bytes) + kAlign);
+}
+
 }  // namespace
 
-Buffer::Buffer(DType d, int64_t n)
-    : dtype(d), count(n), capacity_(size_class(static_cast<size_t>(n) * itemsize(d) + kAlign)) {
-  mem_ = Cache::get().take(capacity_);
+Buffer::Buffer(DType d, int64_t n) : dtype(d), count(n), capacity_(checked_capacity(d, n)) {
+  try {
+    mem_ = Cache::get().take(capacity_);
+  } catch (const std::bad_alloc&) {
+    throw MemoryError("[" + alloc_op() + "] out of memory allocating " + std::to_string(capacity_) + " bytes (" +
+                      std::to_string(n) + " elements of " + std::string(dtype_name(d)) + ")");
+  }
 }
 
 Buffer::~Buffer() { Cache::get().give(mem_, capacity_); }

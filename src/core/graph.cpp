@@ -2,11 +2,15 @@
 
 #include <cassert>
 #include <cstring>
+#include <mutex>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "core/checked.h"
 #include "core/fpenv.h"
+#include "core/interrupt.h"
 #include "cpu/cpu.h"
 #include "maroon/backend.h"
 #include "ref/executor.h"
@@ -25,9 +29,46 @@ void Buffer::store(int64_t i, uint64_t bits) {
   std::memcpy(bytes() + static_cast<size_t>(i) * sz, &bits, sz);
 }
 
+namespace {
+
+// Nodes whose last owner is a node being destroyed on this thread, freed by the outermost
+// destructor in a loop instead of by recursion.
+thread_local std::vector<NodePtr>* t_pending = nullptr;
+thread_local const Node* t_executing = nullptr;
+
+std::string lower(std::string_view s) {
+  std::string o(s);
+  for (char& c : o) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return o;
+}
+
+}  // namespace
+
+Node::~Node() {
+  if (t_pending) {  // an outer ~Node is draining: hand it our sources
+    for (NodePtr& s : src) t_pending->push_back(std::move(s));
+    return;
+  }
+  std::vector<NodePtr> pending = std::move(src);
+  t_pending = &pending;
+  // Dropping the last reference to a source runs its ~Node, which appends that node's own
+  // sources here (above), so the stack never grows with the graph's depth.
+  while (!pending.empty()) {
+    NodePtr p = std::move(pending.back());
+    pending.pop_back();
+    p.reset();
+  }
+  t_pending = nullptr;
+}
+
+const Node* executing_node() { return t_executing; }
+ExecScope::ExecScope(const Node* n) : prev_(t_executing) { t_executing = n; }
+ExecScope::~ExecScope() { t_executing = prev_; }
+
 NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg) {
   assert(!is_weak(dtype));
   assert(static_cast<int>(src.size()) == op_info(op).arity);
+  check_shape(lower(op_name(op)), shape, dtype);
   auto n = std::make_shared<Node>();
   n->op = op;
   n->dtype = dtype;
@@ -68,9 +109,15 @@ RealizeObserver* realize_observer() { return g_observer; }
 RealizeCapture* set_realize_capture(RealizeCapture* c) { return std::exchange(g_capture, c); }
 
 void realize(const NodePtr& root) {
+  // One realize at a time: Python releases the GIL while a graph runs, and two threads may
+  // reach the same unrealized node; nodes are written (buffer, view, realized) only here.
+  // Recursive: a Python signal handler run by the interrupt poll may itself compute.
+  static std::recursive_mutex mu;
+  std::lock_guard<std::recursive_mutex> lock(mu);
   std::vector<Node*> order = schedule(root);
   if (order.empty()) return;
   FpEnvGuard env;
+  RealizeScope interruptible;
   if (g_capture) return g_capture->run(root, order);
   if (g_observer) return realize_observed(root, order, *g_observer);
   if (backend() == Backend::Cpu) {
@@ -78,6 +125,8 @@ void realize(const NodePtr& root) {
     return;
   }
   for (Node* n : order) {
+    poll_interrupt();
+    ExecScope scope(n);
     ref::execute(*n);
     n->realized = true;
   }

@@ -48,6 +48,13 @@ struct Arg {
 };
 
 struct Node {
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Frees the sources it owns last without recursion: a chain of a million unrealized nodes
+  // would otherwise overflow the stack (graph.cpp).
+  ~Node();
+
   Op op;
   DType dtype;
   Shape shape;
@@ -63,6 +70,22 @@ struct Node {
 
 using NodePtr = std::shared_ptr<Node>;
 
+// The node whose kernel this thread is running, while an ExecScope is alive: an allocation over
+// the cap names its op and shape (buffer.cpp). Null outside realize().
+const Node* executing_node();
+class ExecScope {
+ public:
+  explicit ExecScope(const Node* n);
+  ~ExecScope();
+  ExecScope(const ExecScope&) = delete;
+  ExecScope& operator=(const ExecScope&) = delete;
+
+ private:
+  const Node* prev_;
+};
+
+// Builds a node; its shape is checked first (core/checked.h: ShapeError naming the op when a
+// dimension is negative or the byte size does not fit in 64 bits).
 NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg = {});
 
 // The nodes reachable from `root` through sources, sources before users: an iterative

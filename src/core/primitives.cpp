@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/alu.h"
+#include "core/checked.h"
 #include "core/graph.h"
 
 namespace maroon::prim {
@@ -169,10 +170,13 @@ Tensor reshape(const Tensor& x, const Shape& s) {
       infer = static_cast<int64_t>(i);
     } else if (out[i] < 0) {
       throw ShapeError("[reshape] negative dimension in " + shape_str(s));
-    } else {
-      known *= out[i];
+    } else if (out[i] != 0 && !checked::mul(known, out[i], known)) {
+      throw ShapeError("[reshape] cannot reshape " + shape_str(x.shape()) + " to " + shape_str(s) +
+                       ": the new shape's size does not fit in 64 bits");
     }
   }
+  // A zero dimension makes the size 0 (known skips it so that it cannot overflow).
+  if (std::find(out.begin(), out.end(), 0) != out.end()) known = 0;
   if (infer >= 0) {
     if (known == 0 || x.numel() % known != 0)
       throw ShapeError("[reshape] cannot reshape " + shape_str(x.shape()) + " to " + shape_str(s));
@@ -234,7 +238,10 @@ Tensor pad(const Tensor& x, const Pairs& p) {
     throw ShapeError("[pad] padding " + pairs_str(p) + " does not fit shape " + shape_str(x.shape()) +
                      " (one non-negative (before, after) pair per axis)");
   Shape out = x.shape();
-  for (size_t i = 0; i < p.size(); ++i) out[i] += p[i].first + p[i].second;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (!checked::add(out[i], p[i].first, out[i]) || !checked::add(out[i], p[i].second, out[i]))
+      throw ShapeError("[pad] padding " + pairs_str(p) + " of shape " + shape_str(x.shape()) +
+                       " gives a dimension that does not fit in 64 bits");
   if (out == x.shape()) return x;
   Arg arg;
   arg.pairs = p;

@@ -108,7 +108,8 @@ void set_setting(std::string_view name, const std::string& value) {
     case SettingId::MAROON_BACKEND: set_backend(value); return;
     case SettingId::MAROON_THREADS: set_num_threads(static_cast<int>(count_of(s, value, 1024))); return;
     case SettingId::MAROON_SIMD: set_simd_target(value); return;
-    case SettingId::MAROON_MAX_FILE_BYTES: case SettingId::MAROON_BENCH_STEPS:
+    case SettingId::MAROON_MAX_FILE_BYTES: case SettingId::MAROON_MAX_ALLOC_BYTES:
+    case SettingId::MAROON_BENCH_STEPS:
       if (!value.empty()) count_of(s, value, INT64_MAX);
       break;
     default: break;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/checked.h"
 #include "core/graph.h"
 #include "maroon/primitives.h"
 #include "maroon/read.h"
@@ -56,9 +57,8 @@ uint64_t scalar_bits(const Scalar& s, DType d) {
 
 Tensor Tensor::from_bytes(const void* data, size_t nbytes, const Shape& shape, DType dtype) {
   if (is_weak(dtype)) dtype = concrete(dtype);
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("[from_bytes] negative dimension in shape " + shape_str(shape));
-  size_t want = static_cast<size_t>(maroon::numel(shape)) * itemsize(dtype);
+  check_shape("from_bytes", shape, dtype);
+  uint64_t want = static_cast<uint64_t>(maroon::numel(shape)) * itemsize(dtype);  // checked just above
   if (nbytes != want)
     throw ShapeError("[from_bytes] " + std::to_string(nbytes) + " bytes given, shape " +
                      shape_str(shape) + " of " + std::string(dtype_name(dtype)) + " needs " +
@@ -72,9 +72,8 @@ Tensor Tensor::from_bytes(const void* data, size_t nbytes, const Shape& shape, D
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value, DType dtype) {
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("[full] negative dimension in shape " + shape_str(shape));
   dtype = concrete(dtype);
+  check_shape("full", shape, dtype);
   Arg arg;
   arg.bits = scalar_bits(value, dtype);
   return Tensor(make_node(Op::CONST, dtype, shape, {}, arg));
@@ -97,6 +96,9 @@ Tensor& Tensor::realize() {
 }
 
 std::vector<uint64_t> Tensor::bits() const {
+  // Reading holds every element as 64 bits: a huge view (an expand) must not exhaust memory.
+  check_alloc("read", static_cast<uint64_t>(numel()), sizeof(uint64_t),
+              "the elements of shape " + shape_str(shape()) + " as 64-bit values");
   // The bytes, each element zero-extended: one pass over the view instead of index() per element.
   const size_t sz = itemsize(dtype());
   std::vector<uint8_t> b = bytes();
@@ -114,6 +116,8 @@ std::vector<uint8_t> Tensor::bytes() const {
     const uint8_t* buf = n.buffer->bytes();
     return std::vector<uint8_t>(buf, buf + n.buffer->nbytes());
   }
+  // A huge view (an expand) is a MemoryError naming the read, not a bad_alloc.
+  check_alloc("read", static_cast<uint64_t>(numel()), itemsize(dtype()), "the elements of shape " + shape_str(n.shape));
   std::vector<uint8_t> out(static_cast<size_t>(numel()) * itemsize(dtype()));
   copy_bytes_to(*this, out.data(), out.size());
   return out;
@@ -141,8 +145,8 @@ void copy_row(const uint8_t* buf, const int64_t* at, int64_t len, size_t sz, uin
 
 void copy_bytes_to(const Tensor& t, void* dst, size_t nbytes) {
   const size_t sz = itemsize(t.dtype());
-  const size_t want = static_cast<size_t>(t.numel()) * sz;
-  if (nbytes != want)
+  uint64_t want = 0;  // checked: a wrapped product could match a small nbytes
+  if (__builtin_mul_overflow(static_cast<uint64_t>(t.numel()), sz, &want) || nbytes != want)
     throw ShapeError("[copy_bytes_to] " + std::to_string(nbytes) + " bytes of room, shape " + shape_str(t.shape()) +
                      " of " + std::string(dtype_name(t.dtype())) + " needs " + std::to_string(want));
   maroon::realize(t.node());
@@ -187,6 +191,8 @@ void copy_bytes_to(const Tensor& t, void* dst, size_t nbytes) {
 }
 
 std::shared_ptr<uint8_t> cached_bytes(size_t nbytes) {
+  // Memory a tensor's data is read into: over the allocation cap it is the read's MemoryError.
+  check_alloc("read", nbytes, 1, std::to_string(nbytes) + " bytes to read a tensor into");
   auto b = std::make_shared<Buffer>(DType::UInt8, static_cast<int64_t>(nbytes));
   return std::shared_ptr<uint8_t>(b, b->bytes());  // shares ownership of the Buffer
 }

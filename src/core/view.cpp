@@ -4,11 +4,18 @@
 #include <cassert>
 #include <optional>
 
+#include "core/checked.h"
+#include "maroon/tensor.h"
+
 namespace maroon {
 
 int64_t numel(const Shape& s) {
+  // Shapes of nodes are checked when built (core/checked.h), so this never throws for them; it
+  // guards the shapes that user code computes before they become nodes.
+  if (std::find(s.begin(), s.end(), 0) != s.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    if (!checked::mul(n, d, n)) throw ShapeError("[numel] the size of shape " + shape_str(s) + " does not fit in 64 bits");
   return n;
 }
 
@@ -17,7 +24,9 @@ Shape contiguous_strides(const Shape& s) {
   int64_t acc = 1;
   for (size_t i = s.size(); i-- > 0;) {
     st[i] = s[i] == 1 ? 0 : acc;  // size-1 axes never move: stride 0 keeps views canonical
-    acc *= s[i];
+    // Checked shapes (numpy's rule) never overflow here; a zero dimension makes the rest 0.
+    if (!checked::mul(acc, s[i], acc))
+      throw ShapeError("[strides] shape " + shape_str(s) + " is too large: its strides do not fit in 64 bits");
   }
   return st;
 }
@@ -244,7 +253,9 @@ ShapeTracker ShapeTracker::pad(const Pairs& p) const {
   }
   for (size_t i = 0; i < p.size(); ++i) {
     auto [b, a] = p[i];
-    v.offset -= b * v.strides[i];
+    // The Tensor layer checked the new shape; the offset of a view padded and shrunk again and
+    // again can still run out of 64 bits, and is refused then.
+    v.offset = add_or_throw("pad", "view offset", v.offset, mul_or_throw("pad", "offset change", -b, v.strides[i]));
     v.mask[i] = {v.mask[i].first + b, v.mask[i].second + b};
     v.shape[i] += b + a;
   }
@@ -257,7 +268,7 @@ ShapeTracker ShapeTracker::shrink(const Pairs& p) const {
   View& v = t.views_.back();
   for (size_t i = 0; i < p.size(); ++i) {
     auto [b, e] = p[i];
-    v.offset += b * v.strides[i];
+    v.offset = add_or_throw("shrink", "view offset", v.offset, mul_or_throw("shrink", "offset change", b, v.strides[i]));
     v.shape[i] = e - b;
     if (v.has_mask()) {
       int64_t lo = std::clamp<int64_t>(v.mask[i].first - b, 0, e - b);
@@ -274,7 +285,7 @@ ShapeTracker ShapeTracker::flip(const std::vector<int64_t>& axes) const {
   View& v = t.views_.back();
   for (int64_t ax : axes) {
     int64_t n = v.shape[ax];
-    if (n > 0) v.offset += (n - 1) * v.strides[ax];
+    if (n > 0) v.offset = add_or_throw("flip", "view offset", v.offset, mul_or_throw("flip", "offset change", n - 1, v.strides[ax]));
     v.strides[ax] = -v.strides[ax];
     if (v.has_mask()) v.mask[ax] = {n - v.mask[ax].second, n - v.mask[ax].first};
   }

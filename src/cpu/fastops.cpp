@@ -86,6 +86,7 @@ HWY_AFTER_NAMESPACE();
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -167,15 +168,15 @@ void int_bitwise(const void* pa, const void* pb, void* po, int n, F f) {
   T* o = static_cast<T*>(po);
   for (int i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
 }
-// Integer add and multiply wrap: computed in the unsigned type of the same width (int8 * int8
-// would otherwise promote to int, and signed overflow is undefined).
-template <class T, class U = std::make_unsigned_t<T>>
+// Integer add and multiply wrap: computed in an unsigned type at least as wide as unsigned int
+// (uint16 * uint16 would otherwise promote to int, where 65535 * 65535 is a signed overflow).
+template <class T, class U = std::make_unsigned_t<T>, class W = std::common_type_t<U, unsigned>>
 void int_add(const void* a, const void* b, const void*, void* o, int n) {
-  int_bitwise<U>(a, b, o, n, [](U x, U y) { return static_cast<U>(x + y); });
+  int_bitwise<U>(a, b, o, n, [](U x, U y) { return static_cast<U>(W{x} + W{y}); });
 }
-template <class T, class U = std::make_unsigned_t<T>>
+template <class T, class U = std::make_unsigned_t<T>, class W = std::common_type_t<U, unsigned>>
 void int_mul(const void* a, const void* b, const void*, void* o, int n) {
-  int_bitwise<U>(a, b, o, n, [](U x, U y) { return static_cast<U>(x * y); });
+  int_bitwise<U>(a, b, o, n, [](U x, U y) { return static_cast<U>(W{x} * W{y}); });
 }
 template <class T> void int_and(const void* a, const void* b, const void*, void* o, int n) {
   int_bitwise<T>(a, b, o, n, [](T x, T y) { return static_cast<T>(x & y); });
@@ -370,6 +371,8 @@ std::string target_names() {
   return s;
 }
 
+// The forced target's name, guarded: Python threads may set and read it concurrently.
+std::mutex g_forced_mu;
 std::string& forced() {
   static std::string f;
   return f;
@@ -386,6 +389,7 @@ void apply(const std::string& name) {
     if (name == t.name) {
       if (!(real_targets() & t.bits))
         throw Error("[simd] target '" + name + "' is not available on this machine or build");
+      std::lock_guard<std::mutex> g(g_forced_mu);
       hwy::SetSupportedTargetsForTest(t.bits);
       forced() = name;
       return;
@@ -413,7 +417,10 @@ const bool g_env_applied = init_from_env();
 
 std::string current_target_name() {
   (void)g_env_applied;
-  if (!forced().empty()) return forced();
+  {
+    std::lock_guard<std::mutex> g(g_forced_mu);
+    if (!forced().empty()) return forced();
+  }
   std::string best = "scalar";
   for (const auto& t : kTargets)
     if (real_targets() & t.bits) best = t.name;

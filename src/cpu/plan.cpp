@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/interrupt.h"
 #include "cpu/cpu.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
@@ -156,12 +157,20 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
 // scheduled consumer, no movement op on it, and no handle outside this graph. A single op over
 // realized leaves (x * w broadcast for conv2d: often the largest tensor in the graph) is
 // recomputed inside each consumer rather than written out: recomputing one op costs less than
-// the memory traffic.
-bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof) {
+// the memory traffic. A fused kernel keeps a tile per value, so its size is capped: a chain of a
+// million `x + 1` becomes kernels of at most kMaxFusedOps ops (materializing never changes a bit).
+constexpr int kMaxFusedOps = 256;
+
+bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof,
+                          std::unordered_map<const Node*, int>& fused_ops) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
+  int ops = 1;  // ops in the kernel n would be part of
+  for (const NodePtr& s : n->src)
+    if (auto f = fused_ops.find(s.get()); f != fused_ops.end()) ops += f->second;
   bool fuse = n != c.root && c.other[n] == 0 && c.use_count[n] <= c.refs[n] &&
-              c.fusable[n] == c.refs[n] && (c.refs[n] == 1 || one_op);
+              c.fusable[n] == c.refs[n] && (c.refs[n] == 1 || one_op) && ops < kMaxFusedOps;
+  if (fuse) fused_ops[n] = ops;
   if (prof.on() && !fuse && n != c.root)
     std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
                  std::string(op_name(n->op)).c_str(), c.refs[n], c.fusable[n], c.other[n],
@@ -217,13 +226,14 @@ Plan plan(const std::vector<Node*>& order) {
   p.impl_->chains = find_matmul_chains(order, consumers);
   Profiler prof;
   std::vector<Node*> marked;
+  std::unordered_map<const Node*, int> fused_ops;  // ops in the kernel a fused node is part of
   for (Node* n : order) {
     Action a;
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
     else if (n->op == Op::REDUCE) a = Action::Reduction;
     else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
-    else if (fuses_into_consumers(n, consumers, prof)) a = Action::Skip;
+    else if (fuses_into_consumers(n, consumers, prof, fused_ops)) a = Action::Skip;
     else a = Action::Elementwise;
     p.impl_->steps.push_back({n, a});
     if (a != Action::Skip && !n->realized) {
@@ -241,6 +251,9 @@ void execute(const Plan& p) {
   for (const auto& step : p.impl_->steps) {
     // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
     Node* const n = step.first;
+    if (step.second == Action::Skip) continue;
+    poll_interrupt();  // Ctrl-C from Python lands between kernels (and between tasks in them)
+    ExecScope scope(n);
     switch (step.second) {
       case Action::Skip: continue;
       case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cfenv>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "core/interrupt.h"
 #include "maroon/backend.h"
 
 namespace maroon::cpu {
@@ -18,6 +20,23 @@ void set_hw_round(Round r) {
 }
 
 namespace {
+
+// Set on pool workers and on a caller while it runs a parallel region: a parallel_for reached
+// from there (a Python signal handler that computes, run by the interrupt poll) runs inline
+// instead of waiting for the pool it is part of.
+thread_local bool t_in_pool = false;
+
+// The hardware rounding mode of this thread, restored however parallel_for exits.
+class RoundRestore {
+ public:
+  RoundRestore() : mode_(std::fegetround()) {}
+  ~RoundRestore() { std::fesetround(mode_); }
+  RoundRestore(const RoundRestore&) = delete;
+  RoundRestore& operator=(const RoundRestore&) = delete;
+
+ private:
+  int mode_;
+};
 
 // Waits in a worker or the caller spin this long before sleeping: parallel regions come back to
 // back (a training step runs hundreds, each tens of microseconds), and waking a sleeping thread
@@ -67,9 +86,17 @@ class Pool {
     for (auto& w : workers_) w.join();
   }
 
+  // Runs the region; an exception thrown by any task (or by the interrupt poll on the caller)
+  // stops the handing out of tasks, waits for the running ones, and is rethrown here. Of several,
+  // the one from the lowest task index wins, so the error does not depend on thread timing.
   void run(int64_t n, int threads, const std::function<void(int64_t)>& fn, Round r) {
     std::unique_lock<std::mutex> lock(run_mu_);  // one parallel region at a time
     ensure_workers(threads - 1);
+    {
+      std::lock_guard<std::mutex> g(error_mu_);
+      error_ = nullptr;
+      error_task_ = INT64_MAX;
+    }
     {
       std::lock_guard<std::mutex> g(mu_);
       job_ = &fn;
@@ -82,7 +109,7 @@ class Pool {
       state_.store(gen | kOpen, std::memory_order_release);
     }
     cv_.notify_all();
-    work(fn, n);  // the caller (already in Maroon's FP environment) works too
+    work(fn, n, /*caller=*/true);  // the caller (already in Maroon's FP environment) works too
     // Every task is claimed: close the region to late joiners, then wait for those inside.
     if (state_.fetch_and(~kOpen, std::memory_order_acq_rel) & kCount) {
       if (!spin_until([&] { return (state_.load(std::memory_order_acquire) & kCount) == 0; })) {
@@ -90,8 +117,17 @@ class Pool {
         done_cv_.wait(g, [&] { return (state_.load(std::memory_order_acquire) & kCount) == 0; });
       }
     }
-    std::lock_guard<std::mutex> g(mu_);
-    job_ = nullptr;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      job_ = nullptr;
+    }
+    std::exception_ptr error;
+    {
+      std::lock_guard<std::mutex> g(error_mu_);
+      error = std::move(error_);
+      error_ = nullptr;
+    }
+    if (error) std::rethrow_exception(error);
   }
 
  private:
@@ -99,8 +135,20 @@ class Pool {
   static constexpr uint64_t kOpen = uint64_t{1} << 32;         // tasks may still be unclaimed
   static constexpr uint64_t kGen = uint64_t{1} << 33;          // one region
 
-  void work(const std::function<void(int64_t)>& fn, int64_t n) {
-    for (int64_t t; (t = next_.fetch_add(1, std::memory_order_relaxed)) < n;) fn(t);
+  // Claims and runs tasks until none is left. A task that throws (or the caller's interrupt
+  // poll) ends the handing out of tasks: the others finish what they hold, and the error is
+  // carried back to the caller by run().
+  void work(const std::function<void(int64_t)>& fn, int64_t n, bool caller) {
+    for (int64_t t; (t = next_.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      try {
+        if (caller) poll_interrupt();
+        fn(t);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(error_mu_);
+        if (t < error_task_) error_ = std::current_exception(), error_task_ = t;
+        next_.store(n, std::memory_order_relaxed);  // no more tasks are handed out
+      }
+    }
   }
 
   void ensure_workers(int k) {
@@ -129,6 +177,7 @@ class Pool {
   }
 
   void loop(int id) {
+    t_in_pool = true;
     uint64_t seen = 0;
     std::fenv_t own;
     std::fegetenv(&own);
@@ -154,13 +203,15 @@ class Pool {
       // IEEE defaults and the op's rounding mode, whatever this thread had.
       std::fesetenv(FE_DFL_ENV);
       set_hw_round(r);
-      work(*fn, n);
+      work(*fn, n, /*caller=*/false);
       std::fesetenv(&own);
       leave();
     }
   }
 
-  std::mutex run_mu_, mu_;
+  std::mutex run_mu_, mu_, error_mu_;
+  std::exception_ptr error_;  // guarded by error_mu_ while a region runs
+  int64_t error_task_ = INT64_MAX;
   std::condition_variable cv_, done_cv_;
   std::vector<std::thread> workers_;
   const std::function<void(int64_t)>* job_ = nullptr;
@@ -177,13 +228,20 @@ class Pool {
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn, Round r) {
   if (n <= 0) return;
   int threads = static_cast<int>(std::min<int64_t>(num_threads(), n));
+  RoundRestore restore;
   set_hw_round(r);
-  if (threads <= 1) {
-    for (int64_t t = 0; t < n; ++t) fn(t);
-  } else {
-    Pool::get().run(n, threads, fn, r);
+  if (threads <= 1 || t_in_pool) {
+    for (int64_t t = 0; t < n; ++t) {
+      poll_interrupt();
+      fn(t);
+    }
+    return;
   }
-  set_hw_round(Round::NearestEven);
+  t_in_pool = true;
+  struct Leave {
+    ~Leave() { t_in_pool = false; }
+  } leave;
+  Pool::get().run(n, threads, fn, r);
 }
 
 }  // namespace maroon::cpu

@@ -3,6 +3,7 @@
 
 #include <iterator>
 
+#include "core/checked.h"
 #include "io/files.h"
 
 namespace maroon::data {
@@ -51,6 +52,10 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
     }
     count *= dim;
   }
+  // numpy's rule (core/checked.h): a zero dimension does not excuse huge other ones, whose
+  // strides would not fit in 64 bits.
+  if (!checked::fits(a.shape, static_cast<int64_t>(size)))
+    throw fail("shape " + shape_str(a.shape) + " is too large: its size in bytes does not fit in 64 bits");
   uint64_t need = count * size;
   if (b.size() - header < need)
     throw fail("truncated data: shape " + shape_str(a.shape) + " needs " + std::to_string(need) + " bytes, file has " +

@@ -2,6 +2,7 @@
 #include "data/json.h"
 
 #include <cstdio>
+#include <unordered_set>
 
 #include "maroon/error.h"
 
@@ -115,11 +116,14 @@ class Parser {
       ++i_;
       v.kind = Value::Kind::Object;
       if (eat('}')) return v;
+      // Keys seen so far, hashed: scanning the earlier keys for each one made a header of n
+      // tensors cost n^2 comparisons (80k keys: tens of seconds).
+      std::unordered_set<std::string> keys;
       do {
         ws();
         if (i_ >= t_.size() || t_[i_] != '"') fail("expected a string key");
         std::string key = string();
-        if (v.find(key)) fail("duplicate key \"" + key + "\"");
+        if (!keys.insert(key).second) fail("duplicate key \"" + key + "\"");
         expect(':');
         v.fields.push_back(Field{std::move(key), value(depth + 1)});
       } while (eat(','));

@@ -134,10 +134,17 @@ NpyArray parse_npy(std::string_view b, const std::string& name) {
   for (const Descr& d : kDescrs)
     if (descr == d.code) a.dtype = d.dtype, size = d.size, known = true;
   if (!known) throw fail("unsupported dtype descr '" + descr + "' (expected b1, i1-i8, u1-u8, f2, f4 or f8)");
-  uint64_t count = 1;
+  // numpy's rule: the product of the non-zero dimensions must fit too, so a zero dimension does
+  // not excuse huge other ones (their strides would overflow).
+  uint64_t count = 1, nonzero = 1;
   for (int64_t d : a.shape) {
-    if (d != 0 && count > (uint64_t{1} << 62) / size / static_cast<uint64_t>(d))
+    if (d == 0) {
+      count = 0;
+      continue;
+    }
+    if (nonzero > (uint64_t{1} << 62) / size / static_cast<uint64_t>(d))
       throw fail("shape " + shape_str(a.shape) + " needs more than 2^62 bytes");
+    nonzero *= static_cast<uint64_t>(d);
     count *= static_cast<uint64_t>(d);
   }
   const uint64_t have = b.size() - start - hlen;

@@ -20,7 +20,7 @@ uint64_t round_pack(Format f, bool sign, int32_t exp, u128 sig, bool sticky, Rou
     assert(!sticky || shift >= 1);
     bool below = false;
     u128 upper = shift_right_sticky(sig, static_cast<int>(shift > 200 ? 200 : shift - 1), &below);
-    guard = upper & 1;
+    guard = (upper & 1) != 0;
     rest = rest || below;
     m = upper >> 1;
   } else {

@@ -5,11 +5,12 @@
 #include <cstdint>
 
 #include "float/format.h"
+#include "float/u128.h"
 #include "maroon/round.h"
 
 namespace maroon::sf {
 
-using u128 = unsigned __int128;
+using maroon::u128;  // unsigned __int128, or the portable U128 where there is none (32-bit x86)
 
 // Rounds (-1)^sign * (sig + s) * 2^exp to format f, where s = 0 if !sticky and 0 < s < 1 if
 // sticky. With sticky set, sig must have at least two bits more than the format keeps, so the

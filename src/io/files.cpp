@@ -53,9 +53,10 @@ uint64_t max_file_bytes() {
   return v;
 }
 
-std::string read_file(const std::string& path, const std::string& who, uint64_t max_bytes) {
+int open_bounded(const std::string& path, const std::string& who, uint64_t max_bytes, uint64_t* size) {
   auto fail = [&](const std::string& what) { return FormatError(who + " '" + path + "': " + what); };
-  // O_NONBLOCK: opening a FIFO with no writer must not block; it is refused just below.
+  // O_NONBLOCK: opening a FIFO with no writer must not block; it is refused just below. (On a
+  // regular file the flag changes nothing.)
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw fail("cannot open: " + reason(errno));
   struct stat st {};
@@ -68,12 +69,19 @@ std::string read_file(const std::string& path, const std::string& who, uint64_t 
     ::close(fd);
     throw fail(S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
   }
-  uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > max_bytes) {
+  *size = static_cast<uint64_t>(st.st_size);
+  if (*size > max_bytes) {
     ::close(fd);
-    throw fail("is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes) +
+    throw fail("is " + std::to_string(*size) + " bytes, over the limit of " + std::to_string(max_bytes) +
                " (MAROON_MAX_FILE_BYTES)");
   }
+  return fd;
+}
+
+std::string read_file(const std::string& path, const std::string& who, uint64_t max_bytes) {
+  auto fail = [&](const std::string& what) { return FormatError(who + " '" + path + "': " + what); };
+  uint64_t size = 0;
+  int fd = open_bounded(path, who, max_bytes, &size);
   std::string out(static_cast<size_t>(size), '\0');
   size_t got = 0;
   while (got < out.size()) {

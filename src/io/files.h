@@ -19,6 +19,12 @@ uint64_t max_file_bytes();
 // memory), and a file larger than the cap.
 std::string read_file(const std::string& path, const std::string& who, uint64_t max_bytes = max_file_bytes());
 
+// Opens `path` for reading with read_file's checks (a regular file of at most `max_bytes`,
+// refused with the same FormatError otherwise), for a reader that streams rather than holding
+// the bytes (the ONNX loader). Returns the descriptor, which the caller closes; *size receives
+// the file's size.
+int open_bounded(const std::string& path, const std::string& who, uint64_t max_bytes, uint64_t* size);
+
 // Throws maroon::Error naming `who` and the path unless a file could be created at `path` now:
 // its directory exists and is writable, and `path` is not a directory. Called before long work
 // starts, so a read-only or missing output location is reported before training, not after.

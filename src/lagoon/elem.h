@@ -20,10 +20,11 @@
 #include "lagoon/lagoon.hpp"
 #include "maroon/round.h"
 #include "float/softfloat.h"
+#include "float/u128.h"
 
 namespace maroon::lagoon {
 
-using u128 = unsigned __int128;
+using maroon::u128;  // unsigned __int128, or the portable U128 on 32-bit x86 (float/u128.h)
 
 // Saves the caller's floating-point environment, sets IEEE defaults (no FTZ/DAZ, exceptions
 // masked) and the requested rounding direction; restores the caller's on exit.

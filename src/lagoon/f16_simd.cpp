@@ -15,6 +15,7 @@
 #include "lagoon/internal.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define MAROON_LAGOON_F16C 1
 #endif
@@ -27,8 +28,18 @@ void set_f16_simd_enabled(bool on) { g_f16_simd.store(on, std::memory_order_rela
 
 #ifdef MAROON_LAGOON_F16C
 
+// CPUID and XGETBV directly: clang-14's __builtin_cpu_supports does not know "f16c". AVX needs
+// the OS to save the YMM registers (OSXSAVE, and XCR0 bits 1 and 2).
 bool f16c_available() {
-  static const bool ok = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  static const bool ok = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const bool f16c = c & (1u << 29), avx = c & (1u << 28), osxsave = c & (1u << 27);
+    if (!(f16c && avx && osxsave)) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u;
+  }();
   return ok;
 }
 

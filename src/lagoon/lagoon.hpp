@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "float/u128.h"
 #include "maroon/round.h"
 
 namespace maroon {
@@ -67,8 +68,8 @@ RayRef view(const Meta& m, const uint8_t* data, size_t len, const char* what = "
 // A ray of `m` with every element zero and the pin set (bloq >= 3).
 Ray make_ray(const Meta& m);
 // Element access (bloq >= 3), little-endian, up to 128 bits.
-unsigned __int128 load(const uint8_t* p, size_t w);
-void store(uint8_t* p, size_t w, unsigned __int128 v);
+u128 load(const uint8_t* p, size_t w);
+void store(uint8_t* p, size_t w, u128 v);
 
 // ---- arms (Lagoon's names; rounding `r` affects %i754 only) ----
 enum class Bin { Add, Sub, Mul, Div, Mod, Gth, Gte, Lth, Lte, Equ, Neq };

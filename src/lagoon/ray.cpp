@@ -53,13 +53,13 @@ uint64_t Meta::numel() const {
   return n;
 }
 
-unsigned __int128 load(const uint8_t* p, size_t w) {
-  unsigned __int128 v = 0;
+u128 load(const uint8_t* p, size_t w) {
+  u128 v = 0;
   std::memcpy(&v, p, w);
   return v;
 }
 
-void store(uint8_t* p, size_t w, unsigned __int128 v) { std::memcpy(p, &v, w); }
+void store(uint8_t* p, size_t w, u128 v) { std::memcpy(p, &v, w); }
 
 static size_t trimmed(const uint8_t* data, size_t len) {
   while (len > 0 && data[len - 1] == 0) --len;
@@ -106,7 +106,7 @@ void need_bytes(const RayRef& a, const char* arm) {
 
 // ---------------------------------------------------------------- builders
 
-static unsigned __int128 kind_one(const Meta& m, const char* arm) {
+static u128 kind_one(const Meta& m, const char* arm) {
   if (m.kind == Kind::I754) {
     switch (m.bloq) {
       case 4: return 0x3c00;
@@ -120,12 +120,12 @@ static unsigned __int128 kind_one(const Meta& m, const char* arm) {
   return 1;
 }
 
-static unsigned __int128 atom_value(const std::vector<uint8_t>& x, size_t w, bool truncate,
+static u128 atom_value(const std::vector<uint8_t>& x, size_t w, bool truncate,
                                     const char* arm) {
   size_t L = trimmed(x.data(), x.size());
   if (L > w && !truncate)
     throw Error(kEArg, std::string(arm) + ": the scalar is wider than " + std::to_string(w * 8) + " bits");
-  unsigned __int128 v = 0;
+  u128 v = 0;
   if (L) std::memcpy(&v, x.data(), std::min(L, w));
   return v;
 }
@@ -135,13 +135,13 @@ Ray zeros(const Meta& m) { return make_ray(m); }
 Ray fill(const Meta& m, const std::vector<uint8_t>& x) {
   Ray r = make_ray(m);
   const size_t w = m.elem_bytes();
-  unsigned __int128 v = atom_value(x, w, true, "fill");  // ++fil keeps the low bits
+  u128 v = atom_value(x, w, true, "fill");  // ++fil keeps the low bits
   for (uint64_t i = 0; i < r.ref().n; ++i) store(r.elems() + i * w, w, v);
   return r;
 }
 
 Ray ones(const Meta& m) {
-  unsigned __int128 one = kind_one(m, "ones");
+  u128 one = kind_one(m, "ones");
   std::vector<uint8_t> b(16);
   std::memcpy(b.data(), &one, 16);
   return fill(m, b);
@@ -150,7 +150,7 @@ Ray ones(const Meta& m) {
 Ray eye(const Meta& m) {
   if (m.shape.size() != 2 || m.shape[0] != m.shape[1])
     throw Error(kEArg, "eye: the shape must be square, not " + shape_str(m.shape));
-  unsigned __int128 one = kind_one(m, "eye");
+  u128 one = kind_one(m, "eye");
   Ray r = make_ray(m);
   const size_t w = m.elem_bytes();
   for (uint64_t i = 0; i < m.shape[0]; ++i) store(r.elems() + (i * m.shape[0] + i) * w, w, one);

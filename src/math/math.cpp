@@ -10,6 +10,8 @@
 // (the library runs us under round-to-nearest without flush-to-zero; -ffp-contract=off).
 #include "math/math.h"
 
+#include <algorithm>
+
 #include "math/dd.h"
 #include "math/internal.h"
 
@@ -486,12 +488,16 @@ uint64_t pow(Format f, uint64_t x, uint64_t y, Round r) {
   // (y > 0, mx is a perfect 2^k-th power for y = ny/2^k, and 2^k divides ex).
   if (mx == 1) {
     if (y_int) {
-      __int128 t = __int128(ex) * ny;
-      if (ey > 40) t = t > 0 ? 1000000 : t < 0 ? -1000000 : 0;  // x = -1: t = 0
-      else t <<= ey;
-      if (b.sign) t = -t;
-      if (t > 1000000) t = 1000000;
-      if (t < -1000000) t = -1000000;
+      // t = ex * ny * 2^ey, negated for y < 0, clamped to +-1e6 (beyond that only its sign
+      // matters). In 64 bits: ny is odd, so |t| >= |ex|, and the clamp is decided before
+      // anything could overflow (no 128-bit type needed, as on 32-bit x86).
+      constexpr int64_t kCap = 1000000;
+      const uint64_t mag = static_cast<uint64_t>(ex < 0 ? -int64_t{ex} : int64_t{ex});
+      int64_t t;
+      if (mag == 0) t = 0;  // x = -1
+      else if (ny > static_cast<uint64_t>(kCap) || mag > static_cast<uint64_t>(kCap) / ny || ey > 20) t = kCap;
+      else t = std::min<int64_t>(kCap, static_cast<int64_t>((mag * ny) << ey));
+      if ((ex < 0) != b.sign) t = -t;
       ++stats().special;
       return sf::round_pack(f, sign, static_cast<int32_t>(t), 1, false, r);
     }

@@ -8,7 +8,9 @@
 #include <iterator>
 #include <set>
 
+#include "core/checked.h"
 #include "data/json.h"
+#include "maroon/sha256.h"
 #include "io/files.h"
 
 namespace maroon::nn {
@@ -102,6 +104,9 @@ Parsed parse(std::string_view bytes, const std::string& who) {
         numel *= x;
     }
     if (zero) numel = 0;
+    // numpy's rule (core/checked.h): a zero does not excuse the other dimensions.
+    if (!checked::fits(e.shape, static_cast<int64_t>(itemsize(e.dtype))))
+      throw fail(t + " shape " + shape_str(e.shape) + " is too large: its size in bytes does not fit in 64 bits");
     if (off->kind != json::Value::Kind::Array || off->items.size() != 2 || !off->items[0].as_u64(e.begin) ||
         !off->items[1].as_u64(e.end))
       throw fail(t + " data_offsets is not a pair of non-negative integers");
@@ -126,6 +131,15 @@ Parsed parse(std::string_view bytes, const std::string& who) {
   if (at != p.data.size())
     throw fail("tensors cover " + std::to_string(at) + " bytes but the data section has " +
                std::to_string(p.data.size()) + (at < p.data.size() ? " (trailing bytes)" : " (truncated file)"));
+  if (auto sum = p.metadata.find(kDataSha256Key); sum != p.metadata.end()) {
+    const std::string& want = sum->second;
+    if (want.size() != 64 || want.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw fail(std::string("__metadata__ \"") + kDataSha256Key + "\" is not 64 lowercase hex digits");
+    std::string got = sha256_hex(p.data);
+    if (got != want)
+      throw fail("data checksum mismatch: the header says sha256 " + want + ", the data hashes to " + got +
+                 " (the tensors were changed or corrupted)");
+  }
   return p;
 }
 
@@ -139,8 +153,22 @@ StateDict load(std::string_view bytes, const std::string& who) {
 
 }  // namespace
 
-std::string safe_save_header(const StateDict& tensors, const std::map<std::string, std::string>& metadata) {
+std::string safe_save_header(const StateDict& tensors, const std::map<std::string, std::string>& metadata_in,
+                             bool checksum) {
   const std::string who = "[safe_save]";
+  std::map<std::string, std::string> metadata = metadata_in;
+  // Metadata read from a checksummed file and saved again asks for a fresh digest (a stale one
+  // would make the file unloadable).
+  if (checksum || metadata.count(kDataSha256Key)) {
+    // A first pass over the tensors for the digest (the header precedes the data); reading a
+    // realized tensor again costs a copy, not a recomputation.
+    Sha256 h;
+    for (auto& [name, t] : tensors) {
+      std::vector<uint8_t> b = t.bytes();
+      h.update(b.data(), b.size());
+    }
+    metadata[kDataSha256Key] = h.finish_hex();
+  }
   std::string j = "{";
   if (!metadata.empty()) {
     j += "\"__metadata__\":{";
@@ -171,8 +199,9 @@ std::string safe_save_header(const StateDict& tensors, const std::map<std::strin
   return out + j;
 }
 
-std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string, std::string>& metadata) {
-  std::string out = safe_save_header(tensors, metadata);
+std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string, std::string>& metadata,
+                            bool checksum) {
+  std::string out = safe_save_header(tensors, metadata, checksum);
   size_t data = 0;
   for (auto& [name, t] : tensors) data += static_cast<size_t>(t.nbytes());
   out.reserve(out.size() + data);
@@ -183,8 +212,9 @@ std::string safe_save_bytes(const StateDict& tensors, const std::map<std::string
   return out;
 }
 
-void safe_save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
-  std::string bytes = safe_save_bytes(tensors, metadata);
+void safe_save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata,
+               bool checksum) {
+  std::string bytes = safe_save_bytes(tensors, metadata, checksum);
   io::write_file_atomic(path, bytes, "[safe_save]");
 }
 

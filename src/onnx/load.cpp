@@ -4,12 +4,12 @@
 // initializers converted to tensors. Everything a run will need is refused here, at load, if it
 // cannot work, naming the node and its operator.
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include "io/files.h"
 #include "onnx/graph.h"
 #include "onnx/proto.h"
 
@@ -127,18 +127,24 @@ Model load_bytes(std::string_view bytes, const std::string& base_dir, const std:
 }
 
 Model load(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw OnnxError(path + ": is a directory, not an ONNX model");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw OnnxError(path + ": cannot open");
-  // Parsed straight from the stream: the file's bytes are not held a second time beside the
-  // parsed message (initializers are copied once more, into their tensors).
+  // io's bounded open: a regular file within MAROON_MAX_FILE_BYTES (a FIFO or /dev/zero is
+  // refused, never read for ever), under OnnxError like every other refusal here.
+  int fd = -1;
+  uint64_t size = 0;
+  try {
+    fd = io::open_bounded(path, "[onnx] model", io::max_file_bytes(), &size);
+  } catch (const FormatError& e) {
+    throw OnnxError(e.what());
+  }
+  // Parsed straight from the file: its bytes are not held a second time beside the parsed
+  // message (initializers are copied once more, into their tensors).
   ::onnx::ModelProto m;
   {
-    google::protobuf::io::IstreamInputStream zin(&in);
+    google::protobuf::io::FileInputStream zin(fd);
+    zin.SetCloseOnDelete(true);
     google::protobuf::io::CodedInputStream cin(&zin);
     cin.SetTotalBytesLimit(INT32_MAX);
-    if (!m.ParseFromCodedStream(&cin) || !cin.ConsumedEntireMessage() || in.bad())
+    if (!m.ParseFromCodedStream(&cin) || !cin.ConsumedEntireMessage() || zin.GetErrno() != 0)
       throw OnnxError(path + ": not a valid ONNX model (malformed or truncated protobuf)");
   }
   std::string dir = std::filesystem::path(path).parent_path().string();

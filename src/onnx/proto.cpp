@@ -5,11 +5,14 @@
 // outside the model's folder) is refused with the tensor's name and the fact that is wrong.
 #include "onnx/proto.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include "io/files.h"
 #include "onnx/graph.h"
 
 namespace maroon::onnx {
@@ -125,16 +128,33 @@ std::string external_bytes(const ::onnx::TensorProto& t, const std::string& base
   auto [b, f] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
   if (ec || b != base.end())  // a symbolic link out of the folder
     throw OnnxError(where + ": external data location '" + location + "' resolves outside the model's folder");
-  std::ifstream in(full, std::ios::binary);
-  if (!in || !fs::is_regular_file(full, ec)) throw OnnxError(where + ": cannot read external data file '" + location + "'");
-  int64_t size = static_cast<int64_t>(fs::file_size(full, ec));
-  if (offset < 0 || offset > size || length < -1 || (length >= 0 && length > size - offset))
+  // io's bounded open: a regular file (a FIFO named as external data would block an ifstream for
+  // ever) within MAROON_MAX_FILE_BYTES.
+  uint64_t file_size = 0;
+  int fd = -1;
+  try {
+    fd = io::open_bounded(full.string(), where + ": external data", io::max_file_bytes(), &file_size);
+  } catch (const FormatError& e) {
+    throw OnnxError(e.what());
+  }
+  int64_t size = static_cast<int64_t>(file_size);
+  if (offset < 0 || offset > size || length < -1 || (length >= 0 && length > size - offset)) {
+    ::close(fd);
     throw OnnxError(where + ": external data offset " + std::to_string(offset) + " length " + std::to_string(length) +
                     " lies outside '" + location + "' (" + std::to_string(size) + " bytes)");
+  }
   if (length < 0) length = size - offset;
   std::string out(static_cast<size_t>(length), '\0');
-  in.seekg(offset);
-  if (!in.read(out.data(), length)) throw OnnxError(where + ": reading external data '" + location + "' failed");
+  for (int64_t got = 0; got < length;) {
+    ssize_t r = ::pread(fd, out.data() + got, static_cast<size_t>(length - got), offset + got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      ::close(fd);
+      throw OnnxError(where + ": reading external data '" + location + "' failed");
+    }
+    got += r;
+  }
+  ::close(fd);
   return out;
 }
 
@@ -168,9 +188,12 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& t, const std::string& base_d
 }
 
 Tensor load_tensor_pb(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw OnnxError(path + ": cannot open");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    bytes = io::read_file(path, "[onnx] tensor");  // bounded, regular files only
+  } catch (const FormatError& e) {
+    throw OnnxError(e.what());
+  }
   ::onnx::TensorProto t;
   if (!parse_message(t, bytes)) throw OnnxError(path + ": not a valid serialized TensorProto (malformed or truncated)");
   return tensor_from_proto(t, "", path + " (tensor '" + t.name() + "')");

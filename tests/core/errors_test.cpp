@@ -1,25 +1,12 @@
 // Bad input raises an exception whose message names the op and the shapes; nothing crashes.
 #include <gtest/gtest.h>
 
+#include "../expect_error.h"
 #include "util.h"
 #include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
-
-template <class E, class F>
-void expect_error(F f, const std::vector<std::string>& must_contain) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning " << must_contain[0];
-  } catch (const E& e) {
-    std::string msg = e.what();
-    for (const auto& s : must_contain)
-      EXPECT_NE(msg.find(s), std::string::npos) << "message '" << msg << "' lacks '" << s << "'";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
 
 Tensor f32(const Shape& s) { return Tensor::full(s, 1.0, DType::Float32); }
 

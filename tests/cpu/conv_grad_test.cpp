@@ -80,7 +80,9 @@ TEST(CpuConvGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
     // odd shapes also rounding up and in float64.
     std::vector<std::pair<DType, Round>> modes{{DType::Float32, Round::NearestEven}, {DType::Float32, Round::Down}};
     if (i >= 4) modes.insert(modes.end(), {{DType::Float32, Round::Up}, {DType::Float64, Round::NearestEven}});
-    for (auto [d, r] : modes) {
+    for (const auto& mode : modes) {
+      const DType d = mode.first;  // not a structured binding: clang-14 cannot capture one
+      const Round r = mode.second;
       const int64_t folds = cpu::matmul_fold_runs();
       check(describe(c, d, r), [&] { return gradients(c, d, r, false); });
       // Every case but the grouped one (whose product is batched over the groups) folds its

@@ -113,6 +113,9 @@ TEST(Npy, RejectsMalformedFilesWithTheReason) {
   EXPECT_NE(err(k).find("unknown or repeated key"), std::string::npos);
   std::string big = data::npy_bytes({DType::Float32, {int64_t{1} << 40, int64_t{1} << 40}, std::vector<uint8_t>(8)});
   EXPECT_NE(err(big).find("needs more than 2^62 bytes"), std::string::npos);
+  // numpy's rule: a zero dimension does not excuse huge other ones (issue 21).
+  std::string zero_big = data::npy_bytes({DType::Float32, {0, int64_t{1} << 40, int64_t{1} << 40}, {}});
+  EXPECT_NE(err(zero_big).find("needs more than 2^62 bytes"), std::string::npos);
 }
 
 TEST(InferenceDigest, IsTheSpecsSerialisation) {

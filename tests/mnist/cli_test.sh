@@ -140,6 +140,64 @@ err=$("$maroon" train mnist --steps 2 --data "$tmp" --out "$tmp/x.safetensors" 2
 echo "$err"
 [ $rc -eq 2 ] && echo "$err" | grep -q "fetch_mnist" || fail "missing data: rc $rc"
 
+# Inputs are bounded (issue 21): a device, a FIFO or a directory is refused at once, never read
+# until memory runs out or waited on for ever.
+err=$(timeout 20 "$maroon" digest /dev/zero 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "not a regular file" || fail "digest /dev/zero: rc $rc"
+mkfifo "$tmp/fifo.safetensors"
+err=$(timeout 20 "$maroon" eval "$tmp/fifo.safetensors" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "not a regular file" || fail "eval of a FIFO: rc $rc"
+err=$(timeout 20 "$maroon" digest "$tmp" 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "is a directory" || fail "digest of a directory: rc $rc"
+# A record's numbers are bounded and its fields known: refused before any work.
+tamper "$tmp/steps.run.json" 'r["steps"] = 2**62'
+err=$("$maroon" verify "$tmp/steps.run.json" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q 'steps is not a non-negative integer below 2^62' || fail "huge steps: rc $rc"
+# A step count that does not fit in 64 bits is an error, not a wrapped count (UBSan found it).
+err=$("$maroon" train mnist --epochs 4611686018427387904 --out "$tmp/huge.safetensors" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "more steps than fit in 64 bits" || fail "huge epochs: rc $rc"
+tamper "$tmp/extra.run.json" 'r["trusted"] = True'
+err=$("$maroon" verify "$tmp/extra.run.json" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q 'unknown field "trusted"' || fail "unknown record field: rc $rc"
+# The run record is the weights' checksum: a flipped bit in a tensor is refused by eval, and
+# weights with NaN evaluate with a warning on stderr.
+cp "$tmp/a.safetensors" "$tmp/flip.safetensors"
+/usr/bin/python3 -c '
+import sys
+b = bytearray(open(sys.argv[1], "rb").read()); b[-5] ^= 1; open(sys.argv[1], "wb").write(b)' "$tmp/flip.safetensors"
+cp "$tmp/a.run.json" "$tmp/flip.run.json"
+err=$("$maroon" eval "$tmp/flip.safetensors" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "does not match the run record beside it" || fail "eval of a flipped bit: rc $rc"
+/usr/bin/python3 -c '
+import sys
+b = bytearray(open(sys.argv[1], "rb").read()); b[-4:] = b"\x00\x00\xc0\x7f"; open(sys.argv[2], "wb").write(b)' \
+  "$tmp/a.safetensors" "$tmp/nan.safetensors"
+out=$("$maroon" eval "$tmp/nan.safetensors" 2>"$tmp/nan.err"); rc=$?
+cat "$tmp/nan.err"
+[ $rc -eq 0 ] && grep -q "tensor 'l3.bias' has 1 NaN or infinite values of 10" "$tmp/nan.err" || fail "eval of NaN weights: rc $rc"
+# An unwritable output location is reported before training, and a good file is never replaced
+# by a partial one (the weights are written to a temporary file, then renamed).
+start=$(date +%s)
+err=$(timeout 60 "$maroon" train mnist --epochs 3 --out "$tmp/a.safetensors/w.safetensors" 2>&1); rc=$?
+echo "$err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "Not a directory" && [ $(( $(date +%s) - start )) -lt 20 ] || fail "output under a file: rc $rc"
+mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+if [ ! -w "$tmp/ro" ]; then  # root can write anywhere: skipped there
+  err=$(timeout 60 "$maroon" train mnist --epochs 3 --out "$tmp/ro/w.safetensors" 2>&1); rc=$?
+  echo "$err"
+  [ $rc -eq 2 ] && echo "$err" | grep -q "cannot write" || fail "read-only output: rc $rc"
+fi
+cp "$tmp/a.safetensors" "$tmp/keep.safetensors"
+(ulimit -f 1; "$maroon" train mnist --steps 2 --out "$tmp/keep.safetensors" --no-eval >/dev/null 2>&1); rc=$?
+[ $rc -ne 0 ] && cmp -s "$tmp/a.safetensors" "$tmp/keep.safetensors" || fail "a write cut short replaced the good file: rc $rc"
+ls "$tmp" | grep -q "keep.safetensors.tmp" && fail "a temporary file was left behind"
+
 # Fashion-MNIST trains through the same path.
 if [ -f "$src/data/fashion-mnist/train-images-idx3-ubyte" ]; then
   out=$("$maroon" train mnist --dataset fashion --steps 3 --out "$tmp/f.safetensors" --no-eval 2>&1); rc=$?

@@ -2,6 +2,8 @@
 // API composition bit for bit, dynamic dimensions bind per run, the Shape->Reshape chain folds,
 // and every kind of bad input (malformed or truncated bytes, flipped bytes, unsupported operators,
 // external data escaping its folder, lying sizes, wrong inputs) is an OnnxError naming the fault.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -43,6 +45,18 @@ const std::vector<float> kB{0.5f, -0.125f};
 }
 
 std::string bytes_of(const ::onnx::ModelProto& m) { return m.SerializeAsString(); }
+
+// mlp() with W's data moved out to the file `location` (relative to the model's folder).
+::onnx::ModelProto mlp_with_external_w(const std::string& location) {
+  ::onnx::ModelProto m = mlp();
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* kv = w->add_external_data();
+  kv->set_key("location");
+  kv->set_value(location);
+  return m;
+}
 
 Tensor input(int64_t n) {
   std::vector<float> v;
@@ -192,14 +206,8 @@ TEST(OnnxLoader, ExternalDataStaysInTheModelsFolder) {
   }
   fs::create_symlink(dir / "outside.bin", dir / "model" / "link.bin");
   auto with_location = [&](const std::string& loc, const std::string& offset) {
-    ::onnx::ModelProto m = mlp();
-    auto* w = m.mutable_graph()->mutable_initializer(0);
-    w->clear_raw_data();
-    w->set_data_location(::onnx::TensorProto::EXTERNAL);
-    auto* kv = w->add_external_data();
-    kv->set_key("location");
-    kv->set_value(loc);
-    kv = w->add_external_data();
+    ::onnx::ModelProto m = mlp_with_external_w(loc);
+    auto* kv = m.mutable_graph()->mutable_initializer(0)->add_external_data();
     kv->set_key("offset");
     kv->set_value(offset);
     std::ofstream((dir / "model" / "m.onnx"), std::ios::binary) << bytes_of(m);
@@ -232,4 +240,24 @@ TEST(OnnxLoader, DocsListEveryOperator) {
   std::vector<std::string> ops = maroon::onnx::supported_ops();
   EXPECT_GT(ops.size(), 100u);
   for (const std::string& op : ops) EXPECT_NE(doc.find("`" + op + "`"), std::string::npos) << op << " is not in docs/onnx.md";
+}
+
+// A model path or external data file that is a FIFO, a device or over the size cap is refused
+// (io::open_bounded), never read for ever (docs/reliability.md).
+TEST(OnnxLoader, NonRegularFilesAreRefused) {
+  fs::path dir = fs::temp_directory_path() / ("maroon_onnx_fifo_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_EQ(::mkfifo((dir / "m.onnx").c_str(), 0600), 0);
+  EXPECT_NE(error_of([&] { maroon::onnx::load((dir / "m.onnx").string()); }).find("not a regular file"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { maroon::onnx::load("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(error_of([&] { maroon::onnx::load(dir.string()); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(error_of([&] { maroon::onnx::load_tensor_pb((dir / "m.onnx").string()); }).find("not a regular file"),
+            std::string::npos);
+  ASSERT_EQ(::mkfifo((dir / "w.bin").c_str(), 0600), 0);
+  std::ofstream(dir / "ext.onnx", std::ios::binary) << bytes_of(mlp_with_external_w("w.bin"));
+  EXPECT_NE(error_of([&] { maroon::onnx::load((dir / "ext.onnx").string()); }).find("not a regular file"),
+            std::string::npos);
+  fs::remove_all(dir);
 }

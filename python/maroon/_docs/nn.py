@@ -60,15 +60,18 @@ DOCS = {
                           "nn.optim.LARS([Tensor([1.0])]).lr.shape"),
     "nn.state.safe_save": _doc("Writes tensors to a safetensors file, byte for byte as tinygrad's safe_save "
                                "(atomically: a temporary file, then a rename).", ["tensors: name -> Tensor.",
-                               "fn: the path.", "metadata: a str -> str dict, or None."], "",
+                               "fn: the path.", "metadata: a str -> str dict, or None.",
+                               "checksum: also store the SHA-256 of the data in the metadata "
+                               "(``maroon.data_sha256``), which safe_load then verifies."], "",
                                "import tempfile, os; fn = os.path.join(tempfile.mkdtemp(), 'w.safetensors')",
                                "nn.state.safe_save({'w': Tensor([1.0, 2.0])}, fn)",
                                "nn.state.safe_load(fn)['w'].tolist()"),
-    "nn.state.safe_load": _doc("Reads a safetensors file; a malformed one raises ValueError naming what is "
-                               "wrong.", ["fn: the path."], "", "nn.state.safe_load_bytes("
+    "nn.state.safe_load": _doc("Reads a safetensors file; a malformed one, or one whose data does not "
+                               "match its ``maroon.data_sha256`` checksum, raises ValueError naming what is wrong.", ["fn: the path."], "", "nn.state.safe_load_bytes("
                                "nn.state.safe_save_bytes({'x': Tensor([3])}))['x'].tolist()"),
     "nn.state.safe_save_bytes": _doc("The safetensors bytes of ``tensors``.", ["tensors: name -> Tensor.",
-                                     "metadata: a dict or None."], "",
+                                     "metadata: a dict or None.",
+                                     "checksum: add the data's SHA-256 to the metadata, as safe_save."], "",
                                      "len(nn.state.safe_save_bytes({'x': Tensor([1.0])}))"),
     "nn.state.safe_load_bytes": _doc("Tensors from safetensors bytes.", ["data: bytes."], "",
                                      "nn.state.safe_load_bytes(nn.state.safe_save_bytes({'x': Tensor([7])}))['x'].item()"),

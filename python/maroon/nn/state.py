@@ -11,7 +11,6 @@ from .._maroon.nn import Module as _Module
 from .._maroon.nn import state as _state
 from .torch_load import torch_load  # noqa: F401 (tinygrad's nn.state.torch_load)
 
-safe_load_metadata = _state.safe_load_metadata
 safe_save_bytes = _state.safe_save_bytes
 safe_load_bytes = _state.safe_load_bytes
 
@@ -65,9 +64,16 @@ def load_state_dict(model, state_dict, strict=True, verbose=True, consume=False,
     return loaded
 
 
-def safe_save(tensors, fn, metadata=None):
-    """Writes a .safetensors file (tinygrad's and Hugging Face's format)."""
-    _state.safe_save(tensors, os.fspath(fn), metadata)
+def safe_save(tensors, fn, metadata=None, *, checksum=False):
+    """Writes a .safetensors file (tinygrad's and Hugging Face's format), atomically: the old
+    file stays whole until the new one is complete. checksum=True stores the SHA-256 of the data
+    in the metadata ("maroon.data_sha256"), which safe_load then verifies."""
+    _state.safe_save(tensors, os.fspath(fn), metadata, checksum=checksum)
+
+
+def safe_load_metadata(fn):
+    """The "__metadata__" of a .safetensors file (str or path-like) as a dict."""
+    return _state.safe_load_metadata(os.fspath(fn))
 
 
 def safe_load(fn):
