@@ -81,7 +81,7 @@ void table_case(int64_t rows, int64_t cols, int64_t k, int64_t onehot_rows_n, in
   Tensor small = x.shrink({{0, onehot_rows_n}, {0, cols}});
   small.realize();
   std::vector<int32_t> ss(s);
-  for (auto& v : ss) v %= static_cast<int32_t>(onehot_rows_n);
+  for (auto& v : ss) v = onehot_rows_n > 0 ? v % static_cast<int32_t>(onehot_rows_n) : 0;
   Tensor sst = Tensor::from_vector(ss, {k});
   if (onehot_rows_n > 0)
     sides.push_back({"one-hot, " + std::to_string(onehot_rows_n) + " rows", [&] { onehot_rows(small, sst).realize(); }});
@@ -90,6 +90,7 @@ void table_case(int64_t rows, int64_t cols, int64_t k, int64_t onehot_rows_n, in
                 static_cast<long long>(rows), static_cast<long long>(cols), static_cast<long long>(k), num_threads(),
                 simd_target().c_str());
   run_case(name, sides, reps);
+  std::fflush(stdout);
 }
 
 }  // namespace
