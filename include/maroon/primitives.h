@@ -33,6 +33,7 @@ namespace maroon::prim {
 #define MAROON_PRIM_Reduce(B)
 #define MAROON_PRIM_Movement(B)
 #define MAROON_PRIM_Source(B)
+#define MAROON_PRIM_Index(B)
 #define OP(NAME, KIND, ARITY, DTYPES, BUILDER, ...) MAROON_PRIM_##KIND(BUILDER)
 #include "maroon/ops.def"
 #undef OP
@@ -44,6 +45,7 @@ namespace maroon::prim {
 #undef MAROON_PRIM_Reduce
 #undef MAROON_PRIM_Movement
 #undef MAROON_PRIM_Source
+#undef MAROON_PRIM_Index
 
 // ---- casts ----
 // CAST: value conversion (rounds in the current mode, saturates float→int); BITCAST: same
@@ -68,6 +70,14 @@ Tensor reduce(const Tensor& x, ReduceOp op, std::vector<int64_t> axes);
 // broadcast right-aligned (size-1 axes stretch, without EXPAND nodes); `axes` index the broadcast
 // shape and stay as size 1. DTypeError for non-float dtypes, ShapeError for shapes that differ.
 Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes);
+
+// ---- selection ----
+// GATHER: out[p] = x[p with p[axis] replaced by idx[p]], a copy of that element's bits, or zero
+// bits where idx[p] is outside [0, x.shape[axis]) (negative included: callers normalise first).
+// x and idx have one rank; idx's size-1 axes other than `axis` stretch to x's sizes; the result
+// has x's shape with idx's size on `axis`. DTypeError for a non-integer idx, ShapeError for
+// shapes that do not fit (docs/spec.md §15).
+Tensor gather(const Tensor& x, const Tensor& idx, int64_t axis);
 
 // ---- movement: views of the source's buffer, never copies; each returns `x` itself when it
 // would not change the shape ----

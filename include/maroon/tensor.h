@@ -435,8 +435,11 @@ class Tensor {
               const std::vector<int64_t>& dilation) const;  // tinygrad's _pool
 
   // ---- indexing (src/api/indexing.cpp) ----
+  // One integer index tensor (negatives wrapped) is one GATHER, a copy of the chosen elements
+  // (docs/spec.md §15); several keep tinygrad's one-hot formulation.
   Tensor operator[](const std::vector<Index>& idx) const;
   Tensor operator[](int64_t i) const { return (*this)[std::vector<Index>{Index(i)}]; }
+  // torch's gather, one GATHER: an index outside [0, size) (negatives included) gives zero bits.
   Tensor gather(int64_t dim, const Tensor& index) const;
   // Data-dependent sizes: these realize to count the selected elements, as tinygrad's .item().
   Tensor masked_select(const Tensor& mask) const;

@@ -145,7 +145,18 @@ Tensor basic_view(const Tensor& t, const std::vector<Parsed>& parsed, std::vecto
   return x.reshape(xs);
 }
 
-// Advanced (tensor) indices: a one-hot mask per indexed axis over the indices' broadcast shape,
+// x with axis `d` replaced by idx's axes (the positions along d it names): one GATHER over
+// idx flattened, its bits those of the chosen elements (docs/spec.md §15).
+Tensor take(const Tensor& x, const Tensor& idx, int64_t d) {
+  const int64_t k = idx.numel();
+  Shape at(x.ndim(), 1), out(x.shape().begin(), x.shape().begin() + d);
+  at[d] = k;
+  out.insert(out.end(), idx.shape().begin(), idx.shape().end());
+  out.insert(out.end(), x.shape().begin() + d + 1, x.shape().end());
+  return prim::gather(x, idx.reshape(at), d).reshape(out);
+}
+
+// Advanced (tensor) indices: one index tensor is a GATHER (take); several, a one-hot mask per indexed axis over the indices' broadcast shape,
 // then a sum over those axes (tinygrad's recipe), moved to the front unless consecutive.
 Tensor advanced_index(const Tensor& x, const std::vector<const Index*>& kept) {
   std::vector<int64_t> dims;
@@ -157,6 +168,7 @@ Tensor advanced_index(const Tensor& x, const std::vector<const Index*>& kept) {
       tensors.push_back(t.lt(0).where(t + x.shape()[d], t));
     }
   if (tensors.empty()) return x;
+  if (tensors.size() == 1) return take(x, tensors[0], dims[0]);
   Shape big;
   for (auto& t : tensors) {
     std::optional<Shape> b = broadcast_shapes({&t.shape(), &big});
@@ -230,8 +242,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
                        " outside dim " + std::to_string(dim));
     to.push_back(d == dim ? -1 : index.shape()[d]);
   }
-  Tensor x = shrink_to(to).unsqueeze(-1).transpose(-1, dim);
-  return index.unsqueeze(-1).one_hot_along_dim(shape()[dim]).where(x, 0).sum(-1, false, dtype());
+  return prim::gather(shrink_to(to), index, dim);
 }
 
 

@@ -70,6 +70,21 @@ Grads fused_reduce_gradient(const Tensor& ctx, const Node& n) {
   return g;
 }
 
+// GATHER(x, idx, axis): x's gradient is exactly the one-hot formulation's (docs/spec.md §15):
+// on a wide shape with x's axis after idx's, ctx where idx selects the position, else +0, summed
+// over idx's axis in index order in the sum accumulator dtype (as the generic rule sums an EXPAND).
+Grads gather_gradient(const Tensor& ctx, const Node& n) {
+  const int64_t ax = n.arg.ints[0];
+  const Shape& xs = n.src[0]->shape;
+  Shape at_k = ctx.shape(), at_n(ctx.ndim() + 1, 1);
+  at_k.insert(at_k.begin() + ax + 1, 1);
+  at_n[ax + 1] = xs[ax];
+  Tensor mask = src(n, 1).reshape(at_k).eq(Tensor::arange(xs[ax]).reshape(at_n));
+  Tensor v = prim::where(mask, ctx.reshape(at_k), 0);
+  return Grads{v.cast(sum_acc_dtype(v.dtype())).reduce(ReduceOp::ADD, {ax}).reshape(xs).cast(v.dtype()),
+               std::nullopt};
+}
+
 Tensor neg(const Tensor& t) { return prim::mul(t, -1); }
 Tensor zeros_like(const Tensor& t) { return Tensor::full({}, 0, t.dtype()).reshape(Shape(t.ndim(), 1)).expand(t.shape()); }
 
@@ -123,6 +138,7 @@ std::optional<Grads> rule(const Node& n, const Tensor& ctx, const Tensor& ret) {
       return Grads{prim::mul(src(n, 1), ctx), prim::mul(src(n, 0), ctx), ctx};
     case Op::REDUCE: return reduce_gradient(ctx, ret, n);
     case Op::REDUCE_MULACC: return fused_reduce_gradient(ctx, n);
+    case Op::GATHER: return gather_gradient(ctx, n);
     case Op::RESHAPE: return Grads{ctx.reshape(n.src[0]->shape)};
     // CONTIGUOUS_BACKWARD's ctx.contiguous() is ctx itself in this engine (realization decides
     // layout, never values). DETACH (Stop) never gets here: the walk skips it.

@@ -94,6 +94,7 @@ std::string_view kind_name(OpKind k) {
     case OpKind::Reduce: return "reduce";
     case OpKind::Movement: return "movement";
     case OpKind::Source: return "source";
+    case OpKind::Index: return "index";
   }
   return "?";
 }

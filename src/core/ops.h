@@ -17,7 +17,7 @@ enum class Op : uint8_t {
 };
 
 // The columns of maroon/ops.def (its header comment says what each value means).
-enum class OpKind : uint8_t { Unary, Cast, Binary, Compare, Ternary, Reduce, Movement, Source };
+enum class OpKind : uint8_t { Unary, Cast, Binary, Compare, Ternary, Reduce, Movement, Source, Index };
 enum class DTypeRule : uint8_t { Float, Numeric, Int, IntBool, Any };
 enum class Rounding : uint8_t { Rounds, Exact };
 enum class Identity : uint8_t { None, Zero, One, Lowest, AllOnes };

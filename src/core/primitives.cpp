@@ -121,6 +121,7 @@ Tensor unary_op(Op op, const Tensor& t) {
 #define MAROON_DEFINE_Reduce(NAME, B)
 #define MAROON_DEFINE_Movement(NAME, B)
 #define MAROON_DEFINE_Source(NAME, B)
+#define MAROON_DEFINE_Index(NAME, B)
 #define OP(NAME, KIND, ARITY, DTYPES, BUILDER, ...) MAROON_DEFINE_##KIND(NAME, BUILDER)
 #include "maroon/ops.def"
 #undef OP
@@ -329,6 +330,31 @@ Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes)
   return make(op, d, out, {x.node(), y.node()}, arg);
 }
 
+// ---- selection (docs/spec.md §15) ----
+
+Tensor gather(const Tensor& x, const Tensor& idx, int64_t axis) {
+  const Op op = Op::GATHER;
+  if (!is_int(idx.dtype()))
+    throw DTypeError(tag(op) + "the index must be an integer tensor, not " + std::string(dtype_name(idx.dtype())));
+  const DType d = concrete(x.dtype());
+  check_dtype(op, d);
+  if (x.ndim() == 0 || idx.ndim() != x.ndim())
+    throw ShapeError(tag(op) + "x " + shape_str(x.shape()) + " and index " + shape_str(idx.shape()) +
+                     " must have one rank, at least 1");
+  Arg arg;
+  arg.ints = {normalize_axis(op, axis, x.shape().size(), x.shape())};
+  // The index's size-1 axes (all but `axis`) stretch to x's sizes; no other broadcasting.
+  Shape out = x.shape();
+  out[arg.ints[0]] = idx.shape()[arg.ints[0]];
+  for (size_t d = 0; d < out.size(); ++d)
+    if (idx.shape()[d] != out[d] && idx.shape()[d] != 1)
+      throw ShapeError(tag(op) + "index " + shape_str(idx.shape()) + " does not fit x " + shape_str(x.shape()) +
+                       " off axis " + std::to_string(arg.ints[0]));
+  Tensor i = idx.dtype() == concrete(idx.dtype()) ? idx : idx.cast(concrete(idx.dtype()));
+  Tensor v = x.dtype() == d ? x : x.cast(d);
+  return make(op, d, out, {v.node(), broadcast_to(i, out).node()}, arg);
+}
+
 }  // namespace maroon::prim
 
 namespace maroon {
@@ -348,6 +374,7 @@ Tensor alu(Op op, const std::vector<Tensor>& x) {
 #define MAROON_ALU_Reduce(NAME, B)
 #define MAROON_ALU_Movement(NAME, B)
 #define MAROON_ALU_Source(NAME, B)
+#define MAROON_ALU_Index(NAME, B)
   switch (op) {
 #define OP(NAME, KIND, ARITY, DTYPES, BUILDER, ...) MAROON_ALU_##KIND(NAME, BUILDER)
 #include "maroon/ops.def"

@@ -9,6 +9,7 @@
 
 #include "core/interrupt.h"
 #include "cpu/cpu.h"
+#include "cpu/gather.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
 #include "maroon/settings.h"
@@ -185,7 +186,7 @@ bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof,
 // the graph (consumer counts, handles, which sources end up materialized) and not on the data,
 // so a captured step (core/jit.cpp) replays them without deciding again.
 struct Plan::Impl {
-  enum class Action { Skip, Reduction, Fused, Ref, Elementwise };
+  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise };
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
 };
@@ -232,6 +233,7 @@ Plan plan(const std::vector<Node*>& order) {
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
     else if (n->op == Op::REDUCE) a = Action::Reduction;
     else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
+    else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
     else if (fuses_into_consumers(n, consumers, prof, fused_ops)) a = Action::Skip;
     else a = Action::Elementwise;
@@ -258,6 +260,7 @@ void execute(const Plan& p) {
       case Action::Skip: continue;
       case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
+      case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: ref::execute(*n); break;
       case Action::Elementwise: prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; }); break;
     }

@@ -3,6 +3,7 @@
 
 #include "core/fpenv.h"
 #include "maroon/nn.h"
+#include "maroon/primitives.h"
 
 namespace maroon::nn {
 
@@ -181,9 +182,12 @@ Embedding::Embedding(int64_t v, int64_t e) : vocab_size(v), embed_size(e), weigh
 Tensor Embedding::operator()(const Tensor& idx) const {
   if (!is_int(idx.dtype()))
     throw DTypeError("[Embedding] expected an integer index dtype, got " + std::string(dtype_name(idx.dtype())));
-  // (arange == idx[..., None])[..., None].where(weight, 0).sum(-2)
-  Tensor ar = Tensor::arange(weight.shape()[0]);
-  return (ar == idx.unsqueeze(-1)).unsqueeze(-1).where(weight, 0).sum(-2, false, weight.dtype());
+  // tinygrad's (arange == idx[..., None])[..., None].where(weight, 0).sum(-2), as one GATHER of
+  // weight's rows: the same bits but for -0 weights; an index outside [0, vocab) gives a zero row
+  // as there (docs/spec.md §15).
+  Shape out = idx.shape();
+  out.push_back(weight.shape()[1]);
+  return prim::gather(weight, idx.reshape({idx.numel(), 1}), 0).reshape(out);
 }
 StateDict Embedding::state_dict() const { return {{"weight", weight}}; }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/gather.h"
 #include "ref/scalar.h"
 
 namespace maroon::ref {
@@ -104,6 +105,26 @@ void run_fused_reduce(Node& n) {
   n.view = ShapeTracker::contiguous(n.shape);
 }
 
+// GATHER: per output index p, x at p with p[axis] replaced by idx[p]'s position, bit for bit;
+// zero bits where the index selects nothing.
+void run_gather(Node& n) {
+  const Node& x = *n.src[0];
+  const Node& ix = *n.src[1];
+  const size_t axis = static_cast<size_t>(n.arg.ints[0]);
+  Reader rx{x}, ri{ix};
+  auto out = std::make_shared<Buffer>(n.dtype, numel(n.shape));
+  std::vector<int64_t> p(n.shape.size(), 0), q(n.shape.size(), 0);
+  int64_t i = 0;
+  if (out->count > 0) do {
+    const int64_t pos = gather_position(ri.at(p.data()), ix.dtype, x.shape[axis]);
+    q = p;
+    q[axis] = pos;
+    out->store(i++, pos < 0 ? 0 : rx.at(q.data()));
+  } while (next_index(p, n.shape));
+  n.buffer = out;
+  n.view = ShapeTracker::contiguous(n.shape);
+}
+
 void run_movement(Node& n) {
   n.buffer = n.src[0]->buffer;
   n.view = movement_view(n, n.src[0]->view);
@@ -143,6 +164,7 @@ void execute(Node& n) {
       if (n.op == Op::REDUCE_MULACC) return run_fused_reduce(n);
       return run_reduce(n);
     case OpKind::Movement: return run_movement(n);
+    case OpKind::Index: return run_gather(n);
     case OpKind::Source:
       if (n.op == Op::CONST) return run_const(n);
       assert(n.realized && "BUFFER nodes are created realized");

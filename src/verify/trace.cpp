@@ -53,6 +53,7 @@ std::string arg_string(const Node& n) {
     case Op::FLIP: return "axes=" + ints(a.ints);
     case Op::REDUCE: return std::string(reduce_op_name(a.reduce_op)) + " axes=" + ints(a.ints);
     case Op::REDUCE_MULACC: return "axes=" + ints(a.ints);
+    case Op::GATHER: return "axis=" + ints(a.ints);
     case Op::PAD: case Op::SHRINK: {
       std::string s = "pairs=[";
       for (size_t i = 0; i < a.pairs.size(); ++i)

@@ -52,6 +52,12 @@ std::optional<Tensor> apply(const OpInfo& info, const std::vector<Tensor>& x, DT
       if (info.op == Op::REDUCE_MULACC)
         return prim::fused_reduce(x[0].reshape({kN / 8, 8}), x[1].reshape({kN / 8, 8}), {1});
       return x[0].reshape({kN / 8, 8}).reduce(ReduceOp::ADD, {1});
+    case OpKind::Index: {
+      // GATHER along rows of 8 by an index drawn from x[1]'s bits, -1..8 (two values outside).
+      std::vector<int32_t> at;
+      for (uint64_t b : x[1].bits()) at.push_back(static_cast<int32_t>(b % 10) - 1);
+      return prim::gather(x[0].reshape({kN / 8, 8}), Tensor::from_vector<int32_t>(at, {kN / 8, 8}), 1);
+    }
     case OpKind::Movement: case OpKind::Source: return std::nullopt;
     default: return alu(info.op, x);
   }
@@ -147,6 +153,7 @@ std::optional<Tensor> probe(Op op, const Tensor& x) {
     case Op::BITCAST: return x.bitcast(DType::Int32).cast(DType::Float32);
     case Op::REDUCE: return x.reduce(ReduceOp::ADD, {0});
     case Op::REDUCE_MULACC: return prim::fused_reduce(x, x, {0});
+    case Op::GATHER: return prim::gather(x, Tensor::from_vector<int32_t>({5, 0, 2, 2, -1, 6}, {6}), 0);
     case Op::RESHAPE: return x.reshape({2, 3});
     case Op::EXPAND: return x.reshape({1, 6}).expand({2, 6});
     case Op::PERMUTE: return x.reshape({2, 3}).permute({1, 0});

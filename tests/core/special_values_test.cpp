@@ -218,6 +218,15 @@ const std::vector<Case>& cases() {
       {FLOORMOD, kS, {"7", "-2"}, "-1"}, {FLOORMOD, kS, {"-7", "2"}, "1"},
       {FLOORMOD, kS, {"7", "0"}, "7"}, {FLOORMOD, kS, {"min", "-1"}, "0"},
       {FLOORMOD, kS, {"-8", "2"}, "0"}, {FLOORMOD, kU, {"7", "2"}, "1"}, {FLOORMOD, kU, {"7", "0"}, "7"},
+      // ---- GATHER copies the chosen element's bits (no canonicalisation, -0 kept, in every
+      // mode); an index outside [0, size) gives zero bits. Operands: x, then the int32 index. ----
+      {GATHER, kF, {"1 -0 nan", "1"}, "-0"}, {GATHER, kF, {"nan 2", "1"}, "2"},
+      {GATHER, kF, {"1 2", "2"}, "0"}, {GATHER, kF, {"1 2", "-1"}, "0"}, {GATHER, kF, {"", "0"}, "0"},
+      {GATHER, kF, {"1 tiny", "1"}, "tiny", TZ}, {GATHER, kF, {"-inf max", "0"}, "-inf", UP},
+      {GATHER, only(DType::Float32), {"0 0x7f800001", "1"}, "0x7f800001"},
+      {GATHER, kI, {"min max", "0"}, "min"}, {GATHER, kI, {"min max", "1"}, "max"},
+      {GATHER, kI, {"min max", "5"}, "0"}, {GATHER, kI, {"max max", "-2"}, "0"},
+      {GATHER, kB, {"false true", "1"}, "true"}, {GATHER, kB, {"true true", "-1"}, "false"},
       // ---- WHERE moves bits: no arithmetic, so no NaN canonicalisation ----
       {WHERE, kF, {"true", "1", "2"}, "1"}, {WHERE, kF, {"false", "1", "2"}, "2"},
       {WHERE, kF, {"true", "-0", "1"}, "-0"},
@@ -279,6 +288,14 @@ Tensor build(const Case& c, DType d) {
     }
     RoundingScope scope(c.r);
     return prim::fused_reduce(v[0], v[1], {0});
+  }
+  if (c.op == Op::GATHER) {
+    std::vector<uint64_t> bits;
+    for (auto& t : split(c.in[0])) bits.push_back(parse(d, t));
+    Tensor x = tensor_of_bits(bits, {static_cast<int64_t>(bits.size())}, d);
+    Tensor i = tensor_of_bits({parse(DType::Int32, c.in[1])}, {1}, DType::Int32);
+    RoundingScope scope(c.r);
+    return prim::gather(x, i, 0);
   }
   for (size_t k = 0; k < c.in.size(); ++k) {
     DType dk = (c.op == Op::WHERE && k == 0) ? DType::Bool : d;

@@ -262,5 +262,64 @@ TEST(CpuBackend, FusedChains) {
   std::printf("fused chains: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
+// GATHER's index operand for x of shape xs along `axis` (5 positions), values in [-2, size + 2):
+// kind 0 the same along the rest of the row (int32, stretched: the row-copy path), kind 1 one per
+// element (int64), kind 2 one per element through a permuted view (uint8), kind 3 padded (int16:
+// padding reads as index 0).
+Tensor gather_index(int kind, const Shape& xs, int64_t axis, uint64_t seed) {
+  Gen g(seed);
+  Shape is = xs;
+  is[axis] = 5;
+  auto values = [&](int64_t n) {
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (auto& x : v) x = static_cast<int64_t>(g.next() % static_cast<uint64_t>(xs[axis] + 4)) - 2;
+    return v;
+  };
+  auto as = [&](DType d, const Shape& s) {
+    std::vector<uint64_t> bits;
+    for (int64_t x : values(numel(s))) bits.push_back(static_cast<uint64_t>(x) & (~uint64_t{0} >> (64 - bitwidth(d))));
+    return tensor_of_bits(bits, s, d);
+  };
+  switch (kind) {
+    case 0: { Shape s(xs.size(), 1); s[axis] = 5; return as(DType::Int32, s); }
+    case 1: return as(DType::Int64, is);
+    case 2: return as(DType::UInt8, {is[1], is[0]}).permute({1, 0});
+    default: return as(DType::Int16, {is[0], is[1] - 1}).pad({{0, 0}, {1, 0}});
+  }
+}
+
+// Every op of kind Index (GATHER) on every dtype, x shape class, axis and index layout, then a
+// table drawn by rows large enough to split into several tasks.
+TEST(CpuBackend, GatherEveryDtypeShapeClassAndIndexLayout) {
+  const int runs_before = g_runs;
+  int combos = 0;
+  for (const OpInfo& info : all_ops()) {
+    if (info.kind != OpKind::Index) continue;
+    ASSERT_EQ(info.op, Op::GATHER) << "no harness case for " << info.name;
+    for (DType d : kConcreteDTypes)
+      for (Cls c : kClasses)
+        for (int64_t axis : {0, 1})
+          for (int kind = 0; kind < 4; ++kind) {
+            check("GATHER " + std::string(dtype_name(d)) + " " + cls_name(c) + " axis " + std::to_string(axis) +
+                      " index " + std::to_string(kind), [&] {
+              Tensor x = operand(c, d, 500 + combos, 0);
+              return prim::gather(x, gather_index(kind, x.shape(), axis, 900 + combos), axis);
+            });
+            ++combos;
+          }
+  }
+  EXPECT_EQ(combos, 13 * 8 * 2 * 4);
+  for (DType d : {DType::Float32, DType::UInt8, DType::Float64})
+    check("GATHER rows of a large table " + std::string(dtype_name(d)), [&] {
+      Gen g(11);
+      std::vector<uint64_t> xv(3000 * 40), iv(2000);
+      for (auto& v : xv) v = g.bits(d);
+      for (auto& v : iv) v = g.next() % 3000;
+      Tensor x = tensor_of_bits(xv, {3000, 40}, d);
+      return prim::gather(x, tensor_of_bits(iv, {2000, 1}, DType::Int64), 0);
+    });
+  std::printf("gather: %d backend runs equal to the reference\n", g_runs - runs_before);
+}
+
 }  // namespace
 }  // namespace maroon::test

@@ -1,0 +1,134 @@
+// GATHER as copies. The output is cut into rows: one per position of the axes up to and
+// including `axis`, each as long as the axes after it (`inner`). Where x reads each row
+// contiguously and the index is the same along a row (X[idx] and Embedding: an index broadcast
+// over the row), a row is one index load and one memcpy; otherwise each element is found through
+// the views. Tasks are fixed blocks of rows, whatever the thread count.
+#include "cpu/gather.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/gather.h"
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+// Bytes of output per task: big enough to amortize a task, small enough to spread 60000 rows.
+constexpr int64_t kTaskBytes = 64 * 1024;
+
+// One unmasked view whose axes after `axis` (those of size > 1) are row-major with unit step, so
+// a row is contiguous in the buffer.
+bool contiguous_rows(const ShapeTracker& t, size_t axis) {
+  if (t.views().size() != 1 || t.views()[0].has_mask()) return false;
+  const View& v = t.views()[0];
+  int64_t want = 1;
+  for (size_t d = v.shape.size(); d-- > axis + 1;) {
+    if (v.shape[d] == 1) continue;
+    if (v.strides[d] != want) return false;
+    want *= v.shape[d];
+  }
+  return true;
+}
+
+// One unmasked view that does not move along the axes after `axis` (the index is one per row).
+bool constant_rows(const ShapeTracker& t, size_t axis) {
+  if (t.views().size() != 1 || t.views()[0].has_mask()) return false;
+  const View& v = t.views()[0];
+  for (size_t d = axis + 1; d < v.shape.size(); ++d)
+    if (v.shape[d] != 1 && v.strides[d] != 0) return false;
+  return true;
+}
+
+// The buffer element of a row's start: offset + sum over the axes up to `axis` of coord * stride.
+int64_t row_start(const View& v, const std::vector<int64_t>& c, size_t axis) {
+  int64_t e = v.offset;
+  for (size_t d = 0; d <= axis; ++d) e += c[d] * v.strides[d];
+  return e;
+}
+
+// Row r's coordinates on the axes up to `axis` (the rest are 0).
+void row_coords(int64_t r, const Shape& s, size_t axis, std::vector<int64_t>& c) {
+  for (size_t d = axis + 1; d-- > 0;) {
+    c[d] = r % s[d];
+    r /= s[d];
+  }
+}
+
+struct Rows {
+  const Node& x;
+  const Node& ix;
+  size_t axis;
+  int64_t rows, inner;
+  size_t item;
+};
+
+// The fast case: each row is one index and one contiguous run of x.
+void copy_rows(const Rows& g, Node& n, int64_t r0, int64_t r1) {
+  const View& vx = g.x.view.views()[0];
+  const View& vi = g.ix.view.views()[0];
+  std::vector<int64_t> c(n.shape.size(), 0);
+  uint8_t* out = n.buffer->bytes();
+  const uint8_t* src = g.x.buffer->bytes();
+  const size_t row_bytes = static_cast<size_t>(g.inner) * g.item;
+  for (int64_t r = r0; r < r1; ++r) {
+    row_coords(r, n.shape, g.axis, c);
+    const int64_t pos = gather_position(g.ix.buffer->load(row_start(vi, c, g.axis)), g.ix.dtype, g.x.shape[g.axis]);
+    uint8_t* dst = out + static_cast<size_t>(r) * row_bytes;
+    if (pos < 0) {
+      std::memset(dst, 0, row_bytes);
+      continue;
+    }
+    c[g.axis] = pos;
+    std::memcpy(dst, src + static_cast<size_t>(row_start(vx, c, g.axis)) * g.item, row_bytes);
+  }
+}
+
+// Any layout: every element's index and source through the views.
+void copy_elements(const Rows& g, Node& n, int64_t r0, int64_t r1) {
+  std::vector<int64_t> c(n.shape.size(), 0);
+  const size_t last = n.shape.size() - 1;
+  for (int64_t r = r0; r < r1; ++r) {
+    std::fill(c.begin(), c.end(), 0);
+    row_coords(r, n.shape, g.axis, c);
+    const int64_t k = c[g.axis];
+    for (int64_t j = 0; j < g.inner; ++j) {
+      if (g.axis < last) {  // the inner coordinates of element j of the row
+        int64_t t = j;
+        for (size_t d = last; d > g.axis; --d) {
+          c[d] = t % n.shape[d];
+          t /= n.shape[d];
+        }
+      }
+      c[g.axis] = k;
+      const int64_t ii = g.ix.view.index(c.data());  // padding reads as zero bits, index 0
+      const int64_t pos = gather_position(ii < 0 ? 0 : g.ix.buffer->load(ii), g.ix.dtype, g.x.shape[g.axis]);
+      uint64_t bits = 0;
+      if (pos >= 0) {
+        c[g.axis] = pos;
+        const int64_t xi = g.x.view.index(c.data());
+        bits = xi < 0 ? 0 : g.x.buffer->load(xi);
+      }
+      n.buffer->store(r * g.inner + j, bits);
+    }
+  }
+}
+
+}  // namespace
+
+void run_gather(Node& n) {
+  Rows g{*n.src[0], *n.src[1], static_cast<size_t>(n.arg.ints[0]), 1, 1, itemsize(n.dtype)};
+  for (size_t d = 0; d < n.shape.size(); ++d) (d <= g.axis ? g.rows : g.inner) *= n.shape[d];
+  n.buffer = std::make_shared<Buffer>(n.dtype, numel(n.shape));
+  n.view = ShapeTracker::contiguous(n.shape);
+  if (g.rows == 0 || g.inner == 0) return;
+  const bool fast = contiguous_rows(g.x.view, g.axis) && constant_rows(g.ix.view, g.axis);
+  const int64_t per_task = std::max<int64_t>(1, kTaskBytes / std::max<int64_t>(1, g.inner * static_cast<int64_t>(g.item)));
+  parallel_for((g.rows + per_task - 1) / per_task, [&](int64_t t) {
+    const int64_t r0 = t * per_task, r1 = std::min(g.rows, r0 + per_task);
+    fast ? copy_rows(g, n, r0, r1) : copy_elements(g, n, r0, r1);
+  }, n.rnd);
+}
+
+}  // namespace maroon::cpu
