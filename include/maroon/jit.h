@@ -56,7 +56,7 @@ class JitCapture {
   std::unique_ptr<JitCaptureImpl> impl_;
 };
 
-// tinygrad's @TinyJit: call 1 runs `fn`, call 2 captures it, later calls replay the capture and
+// tinygrad's TinyJit decorator: call 1 runs `fn`, call 2 captures it, later calls replay the capture and
 // return its outputs (new tensors each call: unlike tinygrad's, earlier outputs stay valid).
 class TinyJit {
  public:
