@@ -15,18 +15,22 @@ def batches(n, b):
     return [(rng.standard_normal((b, 12), dtype=np.float32), rng.integers(0, 5, b).astype(np.int32)) for _ in range(n)]
 
 
-def train(jit, data):
-    Tensor.manual_seed(5)
-    l1, l2 = nn.Linear(12, 24), nn.Linear(24, 5)
-    opt = Adam(get_parameters([l1, l2]), lr=0.01)
-
+def make_step(l1, l2, opt, jit):
+    """The two-layer MLP's training step, through TinyJit when `jit`."""
     def step(x, y):
         with Context(TRAINING=1):
             opt.zero_grad()
             loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y).backward()
             opt.step()
         return loss
-    step = TinyJit(step) if jit else step
+    return TinyJit(step) if jit else step
+
+
+def train(jit, data):
+    Tensor.manual_seed(5)
+    l1, l2 = nn.Linear(12, 24), nn.Linear(24, 5)
+    opt = Adam(get_parameters([l1, l2]), lr=0.01)
+    step = make_step(l1, l2, opt, jit)
     losses = [step(Tensor(x), Tensor(y)).numpy().tobytes() for x, y in data]
     state = [t.numpy().tobytes() for t in get_parameters([l1, l2]) + opt.m + opt.v]
     return losses, state, step
@@ -115,13 +119,7 @@ def test_jitted_loop_under_verify_run_verifies(tmp_path):
         return l1, l2, Adam(get_parameters([l1, l2]), lr=0.01)
 
     def runner(l1, l2, opt, jit):
-        def step(x, y):
-            with Context(TRAINING=1):
-                opt.zero_grad()
-                loss = l2(l1(x).relu()).sparse_categorical_crossentropy(y).backward()
-                opt.step()
-            return loss
-        step = TinyJit(step) if jit else step
+        step = make_step(l1, l2, opt, jit)
         return lambda k: step(Tensor(data[k - 1][0]), Tensor(data[k - 1][1]))
 
     class Model:
