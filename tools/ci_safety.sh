@@ -76,7 +76,7 @@ cli_smoke() {
   t=$(mktemp -d)
   trap 'rm -rf "$t"' RETURN
   "$m" -q train mnist --steps 4 --batch 32 --checkpoint-every 2 --out "$t/a.safetensors" --no-eval >/dev/null
-  "$m" verify "$t/a.run.json" | grep -q "^identical: 4 steps"
+  "$m" verify "$t/a.run.json" | grep -q "^verified: .* 4 steps replayed, every state commitment the same"
   "$m" digest "$t/a.safetensors" >/dev/null
   head -c 100 "$t/a.safetensors" >"$t/cut.safetensors"
   /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["epochs"]=2**62; json.dump(r,open(sys.argv[2],"w"))' \
