@@ -143,7 +143,13 @@ void where(const void* pc, const void* pa, const void* pb, void* po, int n) {
   const T* a = static_cast<const T*>(pa);
   const T* b = static_cast<const T*>(pb);
   T* o = static_cast<T*>(po);
-  for (int i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+  // Both values loaded before the choice: the compiler then selects (a blend, vectorised)
+  // instead of branching on the condition, which relu's signs mispredict half the time
+  // (where<float> was 17% of the ONNX CNN's time). A select of the same values: the same bits.
+  for (int i = 0; i < n; ++i) {
+    const T x = a[i], y = b[i];
+    o[i] = c[i] ? x : y;
+  }
 }
 
 template <class From, class To>

@@ -3,6 +3,7 @@
 // MAX for MaxPool; for AveragePool a left-fold sum divided by the count of the cells that count
 // (all of the window with count_include_pad, else only the input's; never ceil_mode's extra).
 #include <limits>
+#include <optional>
 
 #include "onnx/graph.h"
 #include "onnx/pads.h"
@@ -26,9 +27,32 @@ Shape kernel_of(const OpCtx& c, const Tensor& x) {
   return k;
 }
 
+// Windows that tile the input (stride = kernel, no dilation, no padding: the common 2x2 stride 2
+// pool) as one reshape and permute of the input: (N, C, out..., kernel...), the elements of
+// every window in the order pool() gives them, so a reduction over them folds the same values in
+// the same order (the same bits). One strided view, which the reduction reads as an affine
+// leaf; pool()'s repeat-shrink-reshape stack is read through a division per element (the ONNX
+// CNN's two MaxPools were a fifth of its time that way). Empty when the windows do not tile.
+std::optional<Tensor> tiled_windows(const Tensor& x, const Window& w, const Shape& k) {
+  const size_t n = k.size();
+  Shape cut{x.shape()[0], x.shape()[1]}, split{x.shape()[0], x.shape()[1]};
+  std::vector<int64_t> order{0, 1};
+  for (size_t i = 0; i < n; ++i) {
+    if (w.strides[i] != k[i] || w.dilations[i] != 1 || w.begin[i] || w.end[i] || w.ceil_extra[i]) return {};
+    const int64_t out = x.shape()[2 + i] / k[i];
+    if (out < 1) return {};
+    cut.push_back(out * k[i]);  // floor mode drops the rows no window reaches
+    split.insert(split.end(), {out, k[i]});
+    order.push_back(2 + 2 * static_cast<int64_t>(i));
+  }
+  for (size_t i = 0; i < n; ++i) order.push_back(3 + 2 * static_cast<int64_t>(i));
+  return x.shrink_to(cut).reshape(split).permute(order);
+}
+
 // Pads `x` by the window's pads (value `v`) and ceil_mode's extra (value `extra_v`), then cuts
 // it into windows: (N, C, out..., kernel...).
 Tensor windows(const Tensor& x, const Window& w, const Shape& k, Scalar v, Scalar extra_v) {
+  if (std::optional<Tensor> t = tiled_windows(x, w, k)) return *t;
   Pairs p{{0, 0}, {0, 0}}, q{{0, 0}, {0, 0}};
   for (size_t i = 0; i < k.size(); ++i) {
     p.push_back({w.begin[i], w.end[i]});

@@ -2,11 +2,13 @@
 // input written out first (so the CPU planner runs it as a matmul in place) against conv2d with
 // the padding in its view, and Pow with an exponent of 2 as x * x against POW, each on the
 // reference executor and the CPU backend, on values that tell signs of zero, NaN, infinities,
-// subnormals and overflow apart.
+// subnormals and overflow apart; and the pools whose windows tile the input, cut by a reshape,
+// against pool()'s windows.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "maroon/backend.h"
 #include "maroon/onnx.h"
@@ -72,6 +74,35 @@ TEST(OnnxDecompose, PaddedConvKeepsTheBitsOfConv2d) {
                       k.dilations, pads, false);
     });
   }
+}
+
+// MaxPool and AveragePool whose windows tile the input (stride = kernel, no padding) cut them by
+// a reshape instead of pool()'s views: the same bits as pool() and the same reduction, on sizes
+// the kernel divides and sizes it does not (floor mode drops the rest), over +0/-0 and NaN.
+TEST(OnnxDecompose, TiledPoolKeepsTheBitsOfPool) {
+  struct Case { std::vector<int64_t> kernel; std::string h, w; };
+  const Case cases[] = {{{2, 2}, "8", "8"}, {{2, 2}, "9", "7"}, {{3, 2}, "9", "8"}, {{1, 4}, "5", "9"}};
+  for (const Case& k : cases)
+    for (const char* op : {"MaxPool", "AveragePool"}) {
+      ::onnx::ModelProto m;
+      m.add_opset_import()->set_version(13);
+      auto* g = m.mutable_graph();
+      set_type(g->add_input(), "X", ::onnx::TensorProto::FLOAT, {"2", "3", k.h, k.w});
+      set_type(g->add_output(), "Y", ::onnx::TensorProto::FLOAT, {});
+      auto* n = add_node(g, op, {"X"}, {"Y"});
+      set_attr(n, "kernel_shape", k.kernel);
+      set_attr(n, "strides", k.kernel);
+      maroon::onnx::Model model = maroon::onnx::load_bytes(m.SerializeAsString());
+      const int64_t h = std::stoll(k.h), w = std::stoll(k.w);
+      Tensor x = Tensor::from_vector(values(static_cast<size_t>(6 * h * w), 11), {2, 3, h, w});
+      const maroon::Axis axes(std::vector<int64_t>{-2, -1});
+      expect_same_bits(model, {x}, [&] {
+        Tensor win = x.pool(k.kernel, k.kernel, {1});
+        if (std::string(op) == "MaxPool") return win.max(axes);
+        Tensor ones = Tensor::full({1, 1, h, w}, 1.0, maroon::DType::Float32).pool(k.kernel, k.kernel, {1});
+        return win.sum(axes).div(ones.sum(axes));
+      });
+    }
 }
 
 TEST(OnnxDecompose, PowOfTwoKeepsTheBitsOfPow) {
