@@ -12,6 +12,7 @@
 #include "cpu/gather.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
+#include "cpu/pool_reduce.h"
 #include "maroon/settings.h"
 #include "maroon/tensor.h"
 #include "ref/executor.h"
@@ -139,7 +140,8 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   }
   auto chain = mc.chain.find(&n);
   if (chain == mc.chain.end()) {
-    if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }))
+    if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }) &&
+        !prof.timed(&n, "window", [&] { return try_window_reduce(n); }))
       prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
     return;
   }

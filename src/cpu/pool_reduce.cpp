@@ -1,0 +1,130 @@
+// Reductions over a few trailing axes of a strided view of a buffer: the pools' windows
+// (MaxPool and AveragePool over (N, C, out..., kernel...), a reshape and permute of the input,
+// src/onnx/ops_pool.cpp) and global pooling over small planes. Each output is the same left fold
+// from the same identity over the same positions in the same order as interp.cpp's run_reduce,
+// with the same SIMD fold across outputs (fastops' FastReduceFn), so the bits are the same; what
+// changes is the bookkeeping: run_reduce computes each output's coordinates and leaf index
+// anew per task, which cost the ONNX CNN's 2x2 max-pools more than the maxima themselves.
+#include "cpu/pool_reduce.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "cpu/fastops.h"
+#include "cpu/kernel.h"
+#include "cpu/threads.h"
+#include "ref/scalar.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+// Outputs per task: fixed, so the split never depends on the thread count (it could not change
+// a bit anyway: each output is folded by one task).
+constexpr int kOutputsPerTask = kTile;
+// Longest window taken here; longer folds go to run_reduce.
+constexpr int64_t kMaxWindow = 64;
+
+std::atomic<int64_t> g_runs{0};
+
+struct WindowReduce {
+  const Buffer* src;
+  int64_t offset = 0;
+  Shape outer;                   // the kept axes (leading)
+  std::vector<int64_t> ostride;  // their strides in the source
+  std::vector<int64_t> window;   // offsets of the reduced positions, in fold order
+};
+
+// The reduction as a fold over a window of offsets, or false: the source is not one strided view
+// of a realized buffer, or the reduced axes are not the trailing ones, or the window is long.
+bool describe(const Node& out, WindowReduce* w) {
+  const Node& s = *out.src[0];
+  if (!s.realized || !s.buffer || s.view.views().size() != 1 || s.view.views()[0].has_mask()) return false;
+  const View& v = s.view.views()[0];
+  const size_t nd = s.shape.size(), nr = out.arg.ints.size();
+  if (nr == 0 || nr > nd) return false;
+  for (size_t i = 0; i < nr; ++i)
+    if (out.arg.ints[i] != static_cast<int64_t>(nd - nr + i)) return false;
+  int64_t r = 1;
+  for (size_t d = nd - nr; d < nd; ++d) r *= s.shape[d];
+  if (r < 1 || r > kMaxWindow) return false;
+  w->src = s.buffer.get();
+  w->offset = v.offset;
+  w->outer.assign(s.shape.begin(), s.shape.begin() + static_cast<int64_t>(nd - nr));
+  w->ostride.assign(v.strides.begin(), v.strides.begin() + static_cast<int64_t>(nd - nr));
+  w->window.assign(1, 0);  // row-major over the reduced axes, the last fastest: run_reduce's order
+  for (size_t d = nd - nr; d < nd; ++d) {
+    std::vector<int64_t> next;
+    for (int64_t o : w->window)
+      for (int64_t c = 0; c < s.shape[d]; ++c) next.push_back(o + c * v.strides[d]);
+    w->window.swap(next);
+  }
+  return true;
+}
+
+// Source offsets of outputs [o0, o0 + n): the first by division, the rest counted up.
+void output_bases(const WindowReduce& w, int64_t o0, int n, int64_t* base) {
+  const size_t nd = w.outer.size();
+  std::vector<int64_t> c(nd, 0);
+  int64_t p = o0, b = w.offset;
+  for (size_t d = nd; d-- > 0;) {
+    c[d] = p % w.outer[d];
+    p /= w.outer[d];
+    b += c[d] * w.ostride[d];
+  }
+  for (int t = 0; t < n; ++t) {
+    base[t] = b;
+    for (size_t d = nd; d-- > 0;) {
+      b += w.ostride[d];
+      if (++c[d] < w.outer[d]) break;
+      b -= c[d] * w.ostride[d];
+      c[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+bool try_window_reduce(Node& out) {
+  if (out.op != Op::REDUCE || out.src[0]->dtype != out.dtype) return false;
+  const FastReduceFn fold = fast_reduce(out.arg.reduce_op, out.dtype);
+  if (!fold) return false;
+  WindowReduce w;
+  if (!describe(out, &w)) return false;
+  const int64_t O = numel(out.shape);
+  const size_t sz = itemsize(out.dtype);
+  const uint64_t identity = ref::reduce_identity(out.arg.reduce_op, out.dtype);
+  // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.
+  const bool rounds = op_info(combiner(out.arg.reduce_op)).rounds;
+  auto buf = std::make_shared<Buffer>(out.dtype, O);
+  parallel_for((O + kOutputsPerTask - 1) / kOutputsPerTask, [&](int64_t task) {
+    const int64_t o0 = task * kOutputsPerTask;
+    const int n = static_cast<int>(std::min<int64_t>(kOutputsPerTask, O - o0));
+    // Tiles with the SIMD slack the fold may read and write past n.
+    thread_local std::vector<uint64_t> acc, val;
+    thread_local std::vector<int64_t> base, idx;
+    acc.resize(kTile + kTilePad);
+    val.resize(kTile + kTilePad);
+    base.resize(kTile);
+    idx.resize(kTile);
+    output_bases(w, o0, n, base.data());
+    uint8_t* a = reinterpret_cast<uint8_t*>(acc.data());
+    for (int t = 0; t < n; ++t) std::memcpy(a + t * sz, &identity, sz);
+    for (int64_t off : w.window) {
+      for (int t = 0; t < n; ++t) idx[t] = base[t] + off;
+      gather(*w.src, idx.data(), n, val.data());
+      fold(a, val.data(), n);
+    }
+    std::memcpy(buf->bytes() + o0 * sz, a, n * sz);
+  }, rounds ? out.rnd : Round::NearestEven);
+  out.buffer = buf;
+  out.view = ShapeTracker::contiguous(out.shape);
+  g_runs.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+int64_t window_reduce_runs() { return g_runs.load(std::memory_order_relaxed); }
+
+}  // namespace maroon::cpu

@@ -1,0 +1,15 @@
+// The pools' reductions: a fold over a few trailing axes of one strided view (pool_reduce.cpp).
+#pragma once
+#include "core/graph.h"
+
+namespace maroon::cpu {
+
+// Realizes REDUCE node `out` when its source is a realized buffer read through one strided view,
+// reduced over its trailing axes (at most 64 positions), with a SIMD fold for the op and dtype;
+// false otherwise, and then nothing was computed.
+bool try_window_reduce(Node& out);
+// How many reductions try_window_reduce has computed in this process (the harness checks that
+// its cases take that path).
+int64_t window_reduce_runs();
+
+}  // namespace maroon::cpu

@@ -1,0 +1,75 @@
+// The pools' reduction path (src/cpu/pool_reduce.cpp): folds over the trailing axes of one
+// strided view, as the ONNX pools cut their windows (a reshape and permute of the input) and as
+// global pooling sums a plane, against the reference executor on every SIMD target and 1, 2 and 3
+// threads (harness.h, memcmp), for every reduce op and dtype, random bits (NaN, infinities,
+// signed zeros, subnormals), each rounding mode for float sums and products; and the cases that must leave
+// the path (a window longer than it takes, reduced axes that are not trailing) still agree.
+#include <gtest/gtest.h>
+
+#include "harness.h"
+#include "cpu/pool_reduce.h"
+#include "maroon/primitives.h"
+#include "util.h"
+
+namespace maroon::test {
+namespace {
+
+Tensor random_tensor(const Shape& s, DType d, uint64_t seed) {
+  Gen g(seed);
+  std::vector<uint64_t> v(static_cast<size_t>(numel(s)));
+  for (auto& x : v) x = g.bits(d);
+  return tensor_of_bits(v, s, d);
+}
+
+// Windows of kh x kw at stride (kh, kw) over (N, C, H, W), as ops_pool.cpp cuts them.
+Tensor tiled(const Tensor& x, int64_t kh, int64_t kw) {
+  const Shape& s = x.shape();
+  const int64_t oh = s[2] / kh, ow = s[3] / kw;
+  return x.shrink({{0, s[0]}, {0, s[1]}, {0, oh * kh}, {0, ow * kw}})
+      .reshape({s[0], s[1], oh, kh, ow, kw})
+      .permute({0, 1, 2, 4, 3, 5});
+}
+
+TEST(CpuBackend, PoolWindowReductions) {
+  const int runs_before = g_runs;
+  const int64_t taken_before = cpu::window_reduce_runs();
+  int combos = 0;
+  struct Case { const char* name; std::function<Tensor(const Tensor&)> view; Shape in; std::vector<int64_t> axes; };
+  const Case cases[] = {
+      {"2x2 windows", [](const Tensor& x) { return tiled(x, 2, 2); }, {2, 3, 8, 6}, {4, 5}},
+      {"3x2 windows, rows dropped", [](const Tensor& x) { return tiled(x, 3, 2); }, {2, 5, 10, 7}, {4, 5}},
+      {"flipped 2x2 windows", [](const Tensor& x) { return tiled(x.flip({2, 3}), 2, 2); }, {1, 3, 6, 8}, {4, 5}},
+      {"plane (global pool)", [](const Tensor& x) { return x; }, {3, 4, 8, 8}, {2, 3}},
+      {"permuted plane", [](const Tensor& x) { return x.permute({0, 3, 1, 2}); }, {2, 5, 4, 3}, {2, 3}},
+      {"many outputs", [](const Tensor& x) { return tiled(x, 2, 2); }, {3, 7, 30, 32}, {4, 5}},
+      {"no outputs", [](const Tensor& x) { return x; }, {0, 3, 2, 2}, {2, 3}},
+  };
+  for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::UInt8})
+    for (ReduceOp op : kAllReduceOps)
+      for (const Case& c : cases) {
+        std::vector<Round> modes{Round::NearestEven};
+        if (is_float(d) && op != ReduceOp::MAX) modes = {Round::NearestEven, Round::TowardZero, Round::Up, Round::Down};
+        for (Round r : modes) {
+          check(std::string(c.name) + " " + std::string(reduce_op_name(op)) + " " + std::string(dtype_name(d)) + " " +
+                    std::string(round_name(r)),
+                [&] {
+                  Tensor x = c.view(random_tensor(c.in, d, 500 + combos));
+                  RoundingScope scope(r);
+                  return x.reduce(op, c.axes);
+                });
+          ++combos;
+        }
+      }
+  // The path ran (float32 MAX and ADD at least have a SIMD fold on every target).
+  EXPECT_GT(cpu::window_reduce_runs(), taken_before);
+  // Left to run_reduce: a window of 65 positions, and reduced axes that are not the last.
+  for (ReduceOp op : {ReduceOp::ADD, ReduceOp::MAX}) {
+    check("window of 65", [&] { return random_tensor({4, 5, 65}, DType::Float32, 9).reduce(op, {2}); });
+    check("leading axis", [&] { return random_tensor({4, 5, 6}, DType::Float32, 10).reduce(op, {1}); });
+  }
+  EXPECT_EQ(combos, 5 * 3 * 7 + 3 * 2 * 7 * 3);  // dtypes x ops x cases, + float ADD/MUL's other modes
+  std::printf("pool windows: %d backend runs equal to the reference\n", g_runs - runs_before);
+}
+
+}  // namespace
+}  // namespace maroon::test
