@@ -263,6 +263,16 @@ void run_elementwise(Node& out) {
   auto buf = std::make_shared<Buffer>(out.dtype, total);
   const size_t osz = itemsize(out.dtype);
   const int64_t tiles = (total + kTile - 1) / kTile;
+  // Affine leaves constant over runs of `run[l]` flat positions (a per-channel bias broadcast
+  // over a plane: conv2d's bias add): a tile inside one run reads one element, filled instead
+  // of gathered position by position.
+  std::vector<int64_t> run(maps.size(), 0);
+  for (size_t l = 0; l < maps.size(); ++l) {
+    if (scalar[l] || contiguous[l] || !maps[l].affine) continue;
+    int64_t r = 1;
+    for (size_t d = out.shape.size(); d-- > 0 && (maps[l].strides[d] == 0 || out.shape[d] == 1);) r *= out.shape[d];
+    if (r >= kTile) run[l] = r;
+  }
   // Broadcast scalars are expanded into a tile once, shared by every task.
   std::vector<std::vector<uint64_t>> splat(maps.size());
   for (size_t l = 0; l < maps.size(); ++l) {
@@ -280,6 +290,8 @@ void run_elementwise(Node& out) {
     if (idx.size() < maps.size()) idx.resize(maps.size());
     std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
+    std::vector<std::vector<uint64_t>> fill(maps.size());  // leaves constant over the tile
+    std::vector<int64_t> filled_at(maps.size(), -1);
     for (int64_t t = task * kTilesPerTask; t < std::min(tiles, (task + 1) * kTilesPerTask); ++t) {
       int64_t p0 = t * kTile;
       int n = static_cast<int>(std::min<int64_t>(kTile, total - p0));
@@ -291,7 +303,17 @@ void run_elementwise(Node& out) {
           direct[l] = splat[l].data();
         else if (contiguous[l] && p0 + n + kTilePad <= leaf->buffer->count)
           direct[l] = leaf->buffer->bytes() + p0 * itemsize(leaf->dtype);
-        else {
+        else if (run[l] && p0 / run[l] == (p0 + n - 1) / run[l]) {
+          int64_t at = 0;
+          flat_indices(maps[l], out.shape, p0, 1, &at);
+          if (at != filled_at[l]) {  // a new run: fill the tile (and its SIMD slack) once
+            fill[l].resize(kTile + kTilePad);
+            const std::vector<int64_t> same(kTile + kTilePad, at);
+            gather(*leaf->buffer, same.data(), kTile + kTilePad, fill[l].data());
+            filled_at[l] = at;
+          }
+          direct[l] = fill[l].data();
+        } else {
           idx[l].resize(kTile);
           ptrs[l] = idx[l].data();
           flat_indices(maps[l], out.shape, p0, n, idx[l].data());

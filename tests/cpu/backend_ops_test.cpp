@@ -1,6 +1,7 @@
 // One table-driven harness: every elementwise op x dtype x shape class, reductions, matmuls and
-// fused chains, run on the CPU backend for every SIMD target this machine has and 1, 2 and 3
-// threads, compared with the reference executor by memcmp of the result bytes.
+// fused chains (a bias broadcast over planes among them), run on the CPU backend for every SIMD
+// target this machine has and 1, 2 and 3 threads, compared with the reference executor by memcmp
+// of the result bytes.
 #include <gtest/gtest.h>
 
 #include "harness.h"
@@ -259,6 +260,21 @@ TEST(CpuBackend, FusedChains) {
     Tensor m = a.reduce(ReduceOp::MAX, {1});  // (7,1)
     return prim::add(a, prim::mul(m.expand({7, 13}), -1.0)).exp2().reduce(ReduceOp::ADD, {1});  // softmax-like
   });
+  // A per-channel bias over planes (conv2d's bias add, then relu): the leaf is constant over runs
+  // of a plane, read as one filled tile when a tile lies inside a run. Planes of 16x16 (runs of
+  // one tile), 17x17 (tiles straddling runs), 40x40 (several tiles per run) and 5x5 (shorter runs
+  // than a tile: gathered as before), with a bias that holds NaN, infinities and signed zeros.
+  for (DType d : {DType::Float32, DType::Float64, DType::Int32})
+    for (int64_t hw : {16, 17, 40, 5})
+      check("bias over " + std::to_string(hw) + "x" + std::to_string(hw) + " planes " + std::string(dtype_name(d)), [&] {
+        Gen g(40 + hw);
+        std::vector<uint64_t> xb(static_cast<size_t>(3 * 5 * hw * hw)), bb(5);
+        for (auto& v : xb) v = g.bits(d);
+        for (auto& v : bb) v = g.bits(d);
+        Tensor x = tensor_of_bits(xb, {3, 5, hw, hw}, d), b = tensor_of_bits(bb, {1, 5, 1, 1}, d);
+        Tensor h = prim::add(x, b.expand({3, 5, hw, hw}));
+        return prim::where(prim::cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
+      });
   std::printf("fused chains: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
