@@ -22,16 +22,19 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   // Each factor's view as the reduction sees it: through the movement ops between the
   // reduction and the product (an elementwise op commutes with any view; a padded product is
   // 0 * 0 = +0, the pad value). An unrealized factor will be written out contiguously.
+  // (Computing a factor below writes it contiguously, so its moved view is the same before and
+  // after: each is found once, which is a measurable part of a small product's call.)
   auto moved = [&](const Node& f) {
     ShapeTracker v = f.realized ? f.view : ShapeTracker::contiguous(f.shape);
     for (size_t i = chain.size(); i-- > 0;) v = ref::movement_view(*chain[i], v);
     return v;
   };
+  const ShapeTracker xv = moved(x), yv = moved(y);
   {  // Small or not a matmul at all (pool gradients sum a product over batch-like axes only):
      // decide before any work.
     // A product with one row or one column (a batch of dot products, batchnorm's sum of
     // squares) would waste most of a register tile: the reduction kernel folds it instead.
-    Split sp = split_axes(s, kaxes, moving_axes(moved(x)), moving_axes(moved(y)));
+    Split sp = split_axes(s, kaxes, moving_axes(xv), moving_axes(yv));
     if (sp.M * sp.N * sp.K < 4096 || sp.M < 2 || sp.N < 2 || sp.K == 0) return false;
   }
   // An operand still fused (say relu'(h) * grad in a backward pass) is computed into a buffer
@@ -45,7 +48,7 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
     s->realized = true;
   }
   MatmulPlan& plan = *planp;
-  if (!plan_matmul(*x.buffer, moved(x), *y.buffer, moved(y), kaxes, out.shape, &plan)) return false;
+  if (!plan_matmul(*x.buffer, xv, *y.buffer, yv, kaxes, out.shape, &plan)) return false;
   // small: the generic fold will do
   return plan.split.M * plan.split.N * plan.split.K >= 4096 && plan.split.M * plan.split.N != 0 && plan.split.K != 0;
 }
