@@ -43,7 +43,9 @@ double best_of(int reps, const std::function<void()>& f) {
 // Maroon's time for n x n (best of reps), then OpenBLAS's: all of Maroon's sizes run before
 // OpenBLAS is first called, because OpenBLAS's threads spin for a while after each call and, on
 // a machine with as many cores as threads, take a core from whatever runs next.
-int reps_for(int n) { return n <= 256 ? 20 : n <= 1024 ? 5 : 2; }
+// Small products take microseconds: many more repetitions, so that the best of them is one the
+// load of a shared machine did not interrupt.
+int reps_for(int n) { return n <= 128 ? 400 : n <= 256 ? 20 : n <= 1024 ? 5 : 2; }
 
 template <class T>
 double time_maroon(int n) {
@@ -79,7 +81,7 @@ void print_row(int n, double t_maroon, double t_blas, double peak) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes{64, 128, 256, 512, 1024, 2048};
+  std::vector<int> sizes{32, 64, 96, 128, 256, 512, 1024, 2048};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--threads")) set_num_threads(std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--sizes")) {

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 threads=${1:-1}
-sizes=64,128,256,512,1024,2048
+sizes=32,64,96,128,256,512,1024,2048
 b=${MAROON_BUILD_DIR:-build}/bench/cpu
 echo "## Matmul, $threads thread(s)"
 echo
