@@ -101,7 +101,7 @@ std::string alloc_op() {
 size_t checked_capacity(DType d, int64_t n) {
   const uint64_t item = itemsize(d);
   const uint64_t bytes = static_cast<uint64_t>(n) * item;  // the shape was checked: no overflow
-  if ((item == 0 || static_cast<uint64_t>(n) <= max_alloc_bytes() / item) && bytes <= SIZE_MAX / 2)
+  if (alloc_fits(static_cast<uint64_t>(n), item) && bytes <= SIZE_MAX / 2)  // realize reads the cap once
     return size_class(static_cast<size_t>(bytes) + kAlign);
   std::string what = std::to_string(n) + " elements of " + std::string(dtype_name(d));
   if (const Node* node = executing_node()) what += ", shape " + shape_str(node->shape);

@@ -54,7 +54,7 @@ int64_t add_or_throw(std::string_view op, std::string_view what, int64_t a, int6
 }
 
 uint64_t max_alloc_bytes() {
-  // Read each time (a lookup is nothing next to an allocation) so tests and users can change it.
+  // Read at each call (realize() once per graph: AllocCapScope) so tests and users can change it.
   if (std::optional<std::string> text = setting(SettingId::MAROON_MAX_ALLOC_BYTES)) {
     const char* s = text->c_str();
     char* end = nullptr;
@@ -71,8 +71,20 @@ uint64_t max_alloc_bytes() {
   return physical;
 }
 
+namespace {
+thread_local uint64_t t_cap = 0;  // an AllocCapScope's cap; 0: none, read the setting
+uint64_t current_cap() { return t_cap ? t_cap : max_alloc_bytes(); }
+}  // namespace
+
+AllocCapScope::AllocCapScope() : prev_(t_cap) { t_cap = max_alloc_bytes(); }
+AllocCapScope::~AllocCapScope() { t_cap = prev_; }
+
+bool alloc_fits(uint64_t count, uint64_t item) {
+  return item == 0 || count <= current_cap() / item;
+}
+
 void check_alloc(std::string_view op, uint64_t count, uint64_t item, const std::string& what) {
-  uint64_t cap = max_alloc_bytes();
+  uint64_t cap = current_cap();
   if (item != 0 && count > cap / item) {
     std::string bytes = count > UINT64_MAX / item ? std::to_string(count) + "*" + std::to_string(item)
                                                    : std::to_string(count * item);

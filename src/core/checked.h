@@ -37,6 +37,21 @@ int64_t add_or_throw(std::string_view op, std::string_view what, int64_t a, int6
 // The largest number of bytes one buffer may have: MAROON_MAX_ALLOC_BYTES, else the machine's
 // physical memory (an allocation beyond it could only end in the out-of-memory killer).
 uint64_t max_alloc_bytes();
+// Whether `count` items of `item` bytes are at most max_alloc_bytes(). Builds no message: every
+// buffer allocation asks, and formatting one (a shape, an op name) cost ~1% of a training step.
+bool alloc_fits(uint64_t count, uint64_t item);
+// While alive, alloc_fits on this thread uses the cap read when it was made (realize() makes one:
+// the setting is read once per graph instead of once per buffer, ~0.2 us each).
+class AllocCapScope {
+ public:
+  AllocCapScope();
+  ~AllocCapScope();
+  AllocCapScope(const AllocCapScope&) = delete;
+  AllocCapScope& operator=(const AllocCapScope&) = delete;
+
+ private:
+  uint64_t prev_;
+};
 // Throws maroon::MemoryError "[op] cannot allocate ... (what): over the limit ..." when `count`
 // items of `item` bytes are more than max_alloc_bytes().
 void check_alloc(std::string_view op, uint64_t count, uint64_t item, const std::string& what);

@@ -68,7 +68,8 @@ ExecScope::~ExecScope() { t_executing = prev_; }
 NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg) {
   assert(!is_weak(dtype));
   assert(static_cast<int>(src.size()) == op_info(op).arity);
-  check_shape(lower(op_name(op)), shape, dtype);
+  // The op's name is formatted only for the error: this runs for every node a step builds.
+  if (!checked::fits(shape, static_cast<int64_t>(itemsize(dtype)))) check_shape(lower(op_name(op)), shape, dtype);
   auto n = std::make_shared<Node>();
   n->op = op;
   n->dtype = dtype;
@@ -118,6 +119,7 @@ void realize(const NodePtr& root) {
   if (order.empty()) return;
   FpEnvGuard env;
   RealizeScope interruptible;
+  AllocCapScope cap;  // the allocation cap, read once for the graph
   if (g_capture) return g_capture->run(root, order);
   if (g_observer) return realize_observed(root, order, *g_observer);
   if (backend() == Backend::Cpu) {

@@ -51,6 +51,9 @@ int64_t count_of(const SettingInfo& s, const std::string& v, int64_t max) {
   return n;
 }
 
+// Whether set_setting was ever called: until then setting() reads only the environment.
+std::atomic<bool> g_any_override{false};
+
 constexpr size_t kCount = std::size(kSettings);
 // setting_flag's cache: -1 unknown, else 0/1; set_setting refreshes it.
 struct FlagCache {
@@ -81,13 +84,15 @@ bool setting_flag(SettingId id) {
 const SettingInfo& setting_info(SettingId id) { return kSettings[static_cast<size_t>(id)]; }
 
 std::optional<std::string> setting(SettingId id) {
-  {
+  // Read on every buffer allocation (the allocation cap): without an override in this process,
+  // no lock, no map and no string are needed before the environment's value.
+  if (g_any_override.load(std::memory_order_acquire)) {
     Overrides& o = overrides();
     std::lock_guard<std::mutex> lock(o.m);
     auto it = o.values.find(id);
     if (it != o.values.end()) return it->second.empty() ? std::nullopt : std::optional(it->second);
   }
-  const char* e = std::getenv(std::string(setting_info(id).name).c_str());
+  const char* e = std::getenv(setting_info(id).name.data());  // #ID in the table: NUL-terminated
   if (!e || !*e) return std::nullopt;
   return std::string(e);
 }
@@ -118,6 +123,7 @@ void set_setting(std::string_view name, const std::string& value) {
     Overrides& o = overrides();
     std::lock_guard<std::mutex> lock(o.m);
     o.values[s.id] = value;
+    g_any_override.store(true, std::memory_order_release);
   }
   flags()[static_cast<size_t>(s.id)].store(-1);
 }
