@@ -19,4 +19,9 @@ using MathFn = void (*)(const void* a, void* out, int n, Round r);
 // The kernel for (op, in -> out), or null when there is none (then src/ref's scalar code runs).
 MathFn fast_math(Op op, DType in, DType out);
 
+// The same for a binary op: out[i] = op(a[i], b[i]) rounded in `r` (same slack rule). POW on
+// binary32 (src/cpu/fast_pow.cpp): SIMD for the exponents 2 and 3, src/math for the rest.
+using MathFn2 = void (*)(const void* a, const void* b, void* out, int n, Round r);
+MathFn2 fast_math2(Op op, DType in, DType out);
+
 }  // namespace maroon::cpu

@@ -147,6 +147,7 @@ void store_bits(void* p, size_t sz, int i, uint64_t v) {
 void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n) {
   // Transcendentals round to ins.rnd themselves, under the default FPU state.
   if (MathFn fn = fast_math(ins.op, ins.in, ins.out)) return fn(srcs[0], dst, n, ins.rnd);
+  if (MathFn2 fn = fast_math2(ins.op, ins.in, ins.out)) return fn(srcs[0], srcs[1], dst, n, ins.rnd);
   if (FastFn fn = fast_op(ins.op, ins.in, ins.out)) {
     // The op table's ROUNDS column: which kernels follow the hardware rounding mode.
     bool set = op_info(ins.op).rounds && ins.rnd != Round::NearestEven;
