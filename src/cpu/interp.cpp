@@ -247,6 +247,41 @@ void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64
   }
 }
 
+// dst[i] = src[i * stride] for i < n, elements of sz bytes: a copy for stride 1, a fill for 0.
+template <class T>
+void copy_strided(const T* src, int64_t stride, int n, T* dst) {
+  if (stride == 1) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+  else if (stride == 0) std::fill(dst, dst + n, *src);
+  else for (int i = 0; i < n; ++i) dst[i] = src[i * stride];
+}
+void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* dst) {
+  switch (sz) {
+    case 1: return copy_strided(src, stride, n, static_cast<uint8_t*>(dst));
+    case 2: return copy_strided(reinterpret_cast<const uint16_t*>(src), stride, n, static_cast<uint16_t*>(dst));
+    case 4: return copy_strided(reinterpret_cast<const uint32_t*>(src), stride, n, static_cast<uint32_t*>(dst));
+    default: return copy_strided(reinterpret_cast<const uint64_t*>(src), stride, n, static_cast<uint64_t*>(dst));
+  }
+}
+
+// Copies an affine leaf's elements for flat positions p0.. of `shape` into dst (what gather()
+// reads through flat_indices(), without the index list): a row segment along the last axis at a
+// time, copied where the last stride is 1, filled where it is 0 (a broadcast along the last
+// axis: a mean or a bias), strided otherwise.
+void copy_affine(const LeafMap& m, const Shape& shape, int64_t p0, int n, void* dst) {
+  const size_t nd = shape.size(), sz = itemsize(m.node->dtype);
+  const uint8_t* src = m.node->buffer->bytes();
+  std::vector<int64_t> c(nd);
+  int64_t p = p0;
+  for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
+  for (int i = 0; i < n;) {
+    const int seg = static_cast<int>(std::min<int64_t>(n - i, shape[nd - 1] - c[nd - 1]));
+    copy_strided(src + m.index(c.data()) * sz, sz, m.strides[nd - 1], seg, static_cast<uint8_t*>(dst) + i * sz);
+    i += seg;
+    c[nd - 1] = 0;  // carry into the outer axes
+    for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+  }
+}
+
 }  // namespace
 
 void run_elementwise(Node& out) {
@@ -288,7 +323,10 @@ void run_elementwise(Node& out) {
     TileEval ev(prog);
     // Index lists, for leaves read neither in place nor as a splat (kept per thread).
     thread_local std::vector<std::vector<int64_t>> idx;
+    // Affine leaves' elements, copied row segment by row segment (kept per thread).
+    thread_local std::vector<std::vector<uint64_t>> staged;
     if (idx.size() < maps.size()) idx.resize(maps.size());
+    if (staged.size() < maps.size()) staged.resize(maps.size());
     std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
     std::vector<std::vector<uint64_t>> fill(maps.size());  // leaves constant over the tile
@@ -314,6 +352,10 @@ void run_elementwise(Node& out) {
             filled_at[l] = at;
           }
           direct[l] = fill[l].data();
+        } else if (maps[l].affine && !out.shape.empty()) {
+          staged[l].resize(kTile + kTilePad, 0);
+          copy_affine(maps[l], out.shape, p0, n, staged[l].data());
+          direct[l] = staged[l].data();
         } else {
           idx[l].resize(kTile);
           ptrs[l] = idx[l].data();
@@ -377,6 +419,7 @@ class ReduceTask {
         idx_(p.maps.size(), std::vector<int64_t>(kTile)), acc_store_(kTile + kTilePad, 0),
         rc_(p.nd, 0), full_(p.nd) {
     for (auto& v : idx_) ptrs_.push_back(v.data());
+    direct_.assign(p.maps.size(), nullptr);
     output_coords();
     affine_bases();
     acc_ = reinterpret_cast<uint8_t*>(acc_store_.data());
@@ -387,8 +430,11 @@ class ReduceTask {
     for (int64_t r0 = 0; r0 < p_.R; r0 += p_.tr) {
       const int nr = static_cast<int>(std::min<int64_t>(p_.tr, p_.R - r0));
       chunk_coords(nr);
-      for (size_t l = 0; l < p_.maps.size(); ++l) leaf_indices(l, nr);
-      fold(static_cast<const uint8_t*>(ev_.eval(ptrs_, nr * no_)), nr);
+      for (size_t l = 0; l < p_.maps.size(); ++l) {
+        if (!staged_[l].empty()) stage(l, nr);
+        else leaf_indices(l, nr);
+      }
+      fold(static_cast<const uint8_t*>(ev_.eval(ptrs_, nr * no_, &direct_)), nr);
     }
     std::memcpy(buf.bytes() + o0_ * p_.sz, acc_, no_ * p_.sz);
   }
@@ -414,13 +460,38 @@ class ReduceTask {
     }
   }
 
-  // Affine leaves split their index into an output part (per task) and a reduce part.
+  // Affine leaves split their index into an output part (per task) and a reduce part. Where the
+  // output parts step by a constant (the outputs are a row of the leaf: a sum over the batch
+  // axes, or over a contiguous last axis), the leaf's values are copied in without an index
+  // list (stage()).
   void affine_bases() {
     base_.resize(p_.maps.size());
+    ostride_.assign(p_.maps.size(), 0);
+    staged_.resize(p_.maps.size());
     for (size_t l = 0; l < p_.maps.size(); ++l) {
       if (!p_.maps[l].affine) continue;
       base_[l].resize(no_);
       for (int t = 0; t < no_; ++t) base_[l][t] = p_.maps[l].index(&oc_[t * p_.nd]);
+      bool arithmetic = true;
+      ostride_[l] = no_ > 1 ? base_[l][1] - base_[l][0] : 0;
+      for (int t = 1; t < no_ && arithmetic; ++t) arithmetic = base_[l][t] - base_[l][t - 1] == ostride_[l];
+      if (arithmetic) {
+        staged_[l].assign(kTile + kTilePad, 0);
+        direct_[l] = staged_[l].data();
+      }
+    }
+  }
+
+  // Leaf l's values at positions (r0 + j, o0 + t), at j * no + t of its staging tile.
+  void stage(size_t l, int nr) {
+    const size_t nd = p_.nd, sz = itemsize(p_.maps[l].node->dtype);
+    const LeafMap& m = p_.maps[l];
+    const uint8_t* src = m.node->buffer->bytes();
+    uint8_t* dst = reinterpret_cast<uint8_t*>(staged_[l].data());
+    for (int j = 0; j < nr; ++j) {
+      int64_t rp = 0;
+      for (size_t k = 0; k < nd; ++k) rp += rcs_[j * nd + k] * m.strides[k];
+      copy_strided(src + (base_[l][0] + rp) * sz, sz, ostride_[l], no_, dst + j * no_ * sz);
     }
   }
 
@@ -489,6 +560,9 @@ class ReduceTask {
   std::vector<const int64_t*> ptrs_;
   std::vector<int64_t> oc_;                  // output coordinates, no_ x nd
   std::vector<std::vector<int64_t>> base_;   // affine leaves: index of each output
+  std::vector<int64_t> ostride_;             // ... and its step from one output to the next
+  std::vector<std::vector<uint64_t>> staged_;  // staged leaves' values (else empty)
+  std::vector<const void*> direct_;          // staged_'s tiles for TileEval, null for the rest
   std::vector<uint64_t> acc_store_;
   uint8_t* acc_ = nullptr;
   std::vector<int64_t> rc_, full_, rcs_;     // next reduce coordinate; scratch; the chunk's
