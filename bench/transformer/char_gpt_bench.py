@@ -1,13 +1,15 @@
 """The character GPT's training step (examples/char_gpt.py, GPT-2 variant, the example's default
 size: batch 16 x 32 characters, dim 64, 4 heads, 2 layers) on Maroon against PyTorch 1.13
-running the same model, both on the same number of threads. Runs alternate, each side in its
-own process; prints each run's median ms per step (wall clock, and the process' CPU time, which
-a machine shared with other work disturbs less), the medians of those and the ratios.
+running the same model, both on the same number of threads. Maroon runs twice: the step as
+the example writes it (the graph built, planned and run every step) and under TinyJit (captured
+on the 2nd call, replayed after: no graph building or planning; same bits). Runs alternate, each
+side in its own process; prints each run's median ms per step (wall clock, and the process' CPU
+time, which a machine shared with other work disturbs less), the medians of those and the ratios.
 
     /usr/bin/python3 bench/transformer/char_gpt_bench.py [--threads 2] [--reps 3] [--steps 10]
         [--maroon-python .venv/bin/python]
 
-A side alone (what the driver runs): --side maroon|torch prints one JSON line.
+A side alone (what the driver runs): --side maroon|maroon-jit|torch prints one JSON line.
 """
 import argparse
 import json
@@ -39,26 +41,29 @@ def batches(ids, n, T):
     return out
 
 
-def time_maroon(steps):
+def time_maroon(steps, jit):
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     import char_gpt
-    from maroon import Context, Tensor, dtypes
+    from maroon import Context, Tensor, TinyJit, dtypes
     from maroon.nn.optim import Adam
     from maroon.nn.state import get_parameters
     V, ids = corpus_ids()
     Tensor.manual_seed(0)
     model = char_gpt.GPT(V, **CFG)
     opt = Adam(get_parameters(model), lr=3e-3)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = model(x).reshape(-1, V).sparse_categorical_crossentropy(y.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+    step = TinyJit(step) if jit else step
     times = []
     with Context(TRAINING=1):
         for xs, ys in batches(ids, WARMUP + steps, CFG["block_size"]):
             t0, c0 = time.perf_counter(), time.process_time()
-            x, y = Tensor(xs, dtype=dtypes.int32), Tensor(ys, dtype=dtypes.int32)
-            opt.zero_grad()
-            loss = model(x).reshape(-1, V).sparse_categorical_crossentropy(y.reshape(-1))
-            loss.backward()
-            opt.step()
-            loss.item()
+            step(Tensor(xs, dtype=dtypes.int32), Tensor(ys, dtype=dtypes.int32)).item()
             times.append((time.perf_counter() - t0, time.process_time() - c0))
     return times[WARMUP:]
 
@@ -120,7 +125,7 @@ def time_torch(steps, threads):
 
 
 def side(args):
-    times = time_maroon(args.steps) if args.side == "maroon" else time_torch(args.steps, args.threads)
+    times = time_torch(args.steps, args.threads) if args.side == "torch" else time_maroon(args.steps, args.side == "maroon-jit")
     print(json.dumps({"side": args.side, "ms": 1e3 * statistics.median(t for t, _ in times),
                       "cpu_ms": 1e3 * statistics.median(c for _, c in times)}))
 
@@ -128,27 +133,29 @@ def side(args):
 def driver(args):
     env = dict(os.environ, MAROON_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads),
                OMP_WAIT_POLICY="PASSIVE")
-    pys = {"maroon": args.maroon_python, "torch": "/usr/bin/python3"}
-    got = {"maroon": [], "torch": []}
-    cpu = {"maroon": [], "torch": []}
+    sides = ("maroon", "maroon-jit", "torch")
+    pys = {"maroon": args.maroon_python, "maroon-jit": args.maroon_python, "torch": "/usr/bin/python3"}
+    got = {s: [] for s in sides}
+    cpu = {s: [] for s in sides}
     for rep in range(args.reps):
-        for s in (("maroon", "torch") if rep % 2 == 0 else ("torch", "maroon")):
+        for s in (sides if rep % 2 == 0 else sides[::-1]):
             r = subprocess.run([pys[s], __file__, "--side", s, "--steps", str(args.steps), "--threads", str(args.threads)],
                                env=env, capture_output=True, text=True, check=True)
             res = json.loads(r.stdout.strip().splitlines()[-1])
             got[s].append(res["ms"])
             cpu[s].append(res["cpu_ms"])
-            print(f"rep {rep}  {s:6s} {res['ms']:8.2f} ms/step wall  {res['cpu_ms']:8.2f} ms/step CPU", flush=True)
-    m, t = statistics.median(got["maroon"]), statistics.median(got["torch"])
-    mc, tc = statistics.median(cpu["maroon"]), statistics.median(cpu["torch"])
-    print(f"char GPT training step, batch {BATCH}x{CFG['block_size']}, dim {CFG['dim']}, {CFG['n_layers']} layers, "
-          f"{args.threads} threads: wall Maroon {m:.2f} ms, PyTorch 1.13 {t:.2f} ms, Maroon/PyTorch = {m / t:.2f}x; "
-          f"CPU time Maroon {mc:.2f} ms, PyTorch {tc:.2f} ms, Maroon/PyTorch = {mc / tc:.2f}x")
+            print(f"rep {rep}  {s:10s} {res['ms']:8.2f} ms/step wall  {res['cpu_ms']:8.2f} ms/step CPU", flush=True)
+    t, tc = statistics.median(got["torch"]), statistics.median(cpu["torch"])
+    for s, name in (("maroon", "Maroon"), ("maroon-jit", "Maroon+TinyJit")):
+        m, mc = statistics.median(got[s]), statistics.median(cpu[s])
+        print(f"char GPT training step, batch {BATCH}x{CFG['block_size']}, dim {CFG['dim']}, {CFG['n_layers']} layers, "
+              f"{args.threads} threads: wall {name} {m:.2f} ms, PyTorch 1.13 {t:.2f} ms, {name}/PyTorch = {m / t:.2f}x; "
+              f"CPU time {name} {mc:.2f} ms, PyTorch {tc:.2f} ms, {name}/PyTorch = {mc / tc:.2f}x")
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--side", choices=["maroon", "torch"])
+    ap.add_argument("--side", choices=["maroon", "maroon-jit", "torch"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
