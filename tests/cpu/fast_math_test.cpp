@@ -107,16 +107,18 @@ TEST(FastMath, PowF32EqualsTheScalarFunctionOnEveryTargetAndMode) {
   const MathFn2 fn = fast_math2(Op::POW, DType::Float32, DType::Float32);
   ASSERT_NE(fn, nullptr);
   std::vector<uint32_t> xs = cases();
-  xs.resize(xs.size() / 4);  // the special values and sweeps come first
-  for (uint32_t m = 1; m < 4096; ++m)  // odd m with m^3 a 25-bit number: ties at every scale
+  xs.resize(xs.size() / 8);  // the special values and sweeps come first
+  for (uint32_t m = 1; m < 4096; m += 2)  // odd m with m^3 a 25-bit number: ties at every scale
     for (float s : {1.0f, 0x1p-60f, 0x1p-45f, 0x1p40f}) xs.push_back(bits_of(static_cast<float>(m) * s));
   std::vector<uint32_t> a, b;
-  for (float y : {2.0f, 3.0f, -2.0f, 0.5f, 1.0f, 2.5f})
-    for (uint32_t x : xs) { a.push_back(x); b.push_back(bits_of(y)); }
+  for (float y : {2.0f, 3.0f, -2.0f, 0.5f, 1.0f, 2.5f})  // the others only where the lanes mix
+    for (size_t i = 0; i < (y == 2.0f || y == 3.0f ? xs.size() : 3000); ++i) { a.push_back(xs[i]); b.push_back(bits_of(y)); }
   const std::string before = simd_target();
-  for (const std::string& target : available_simd_targets()) {
-    set_simd_target(target);
-    for (Round r : kAllRounds) {
+  for (Round r : kAllRounds) {
+    std::vector<uint32_t> want(a.size());
+    for (size_t i = 0; i < a.size(); ++i) want[i] = static_cast<uint32_t>(math::pow(sf::kF32, a[i], b[i], r));
+    for (const std::string& target : available_simd_targets()) {
+      set_simd_target(target);
       std::vector<uint32_t> pa(a), pb(b), out(a.size() + kTilePad);
       pa.resize(a.size() + kTilePad, 0);
       pb.resize(b.size() + kTilePad, 0);
@@ -124,11 +126,10 @@ TEST(FastMath, PowF32EqualsTheScalarFunctionOnEveryTargetAndMode) {
         fn(pa.data() + i, pb.data() + i, out.data() + i, static_cast<int>(std::min<size_t>(kTile, a.size() - i)), r);
       int bad = 0;
       for (size_t i = 0; i < a.size() && bad < 10; ++i) {
-        const uint32_t want = static_cast<uint32_t>(math::pow(sf::kF32, a[i], b[i], r));
-        if (out[i] == want) continue;
+        if (out[i] == want[i]) continue;
         ++bad;
         ADD_FAILURE() << target << ", " << round_name(r) << ": pow(" << float_of(a[i]) << ", " << float_of(b[i])
-                      << ") gave 0x" << std::hex << out[i] << ", the scalar function 0x" << want;
+                      << ") gave 0x" << std::hex << out[i] << ", the scalar function 0x" << want[i];
       }
     }
   }
