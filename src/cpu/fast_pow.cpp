@@ -10,10 +10,12 @@
 // splitting, no FMA; no overflow or underflow: |x^3| lies in [2^-447, 2^384]) gives p + e = x^3
 // exactly, p = RN64(x^3). A binary32 rounding boundary (a midpoint; all are doubles) that
 // separates x^3 from p would be a double closer to x^3 than p, so the only bad case is p itself
-// a midpoint with e != 0. Stepping p one double ulp toward x^3 when e != 0 gives p', with x^3
-// strictly between p and p'; no midpoint lies strictly between two adjacent doubles and p' is
-// not one (midpoints are 2^29 double ulps apart or more), so RN32(p') = RN32(x^3). e == 0: p is
-// x^3 and the conversion's ties-to-even is the spec's.
+// a midpoint with e != 0. Rounding to odd removes it: when e != 0 and p's last significand bit
+// is 0, p is stepped one double ulp toward x^3 (x^3 then lies strictly between p and p', and no
+// midpoint lies strictly between two adjacent doubles); the result is then odd, and a midpoint,
+// having at most 25 significant bits, is even, so it is never one. (Stepping every inexact p
+// would be wrong: an odd p one ulp below a midpoint would land on it.) So RN32 of the result is
+// RN32(x^3). e == 0: p is x^3 and the conversion's ties-to-even is the spec's.
 //
 // Every other lane (another exponent, a NaN or infinite base, a result of FLT_MAX or more in
 // magnitude, any directed rounding mode) is computed by math::pow itself. tests/cpu/fast_math_test.cpp compares every lane with math::pow
@@ -48,12 +50,15 @@ HWY_INLINE hn::Vec<DF> PowSmallLanes(D d, DF df, hn::Vec<D> x, hn::Mask<D> squar
   const auto t2 = hn::Mul(c, x), bh = hn::Sub(t2, hn::Sub(t2, x)), bl = hn::Sub(x, bh);
   const auto e = hn::Add(hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), p), hn::Mul(ah, bl)), hn::Mul(al, bh)),
                          hn::Mul(al, bl));
-  // One double ulp toward x^3: the magnitude's bits up (+1) when e has p's sign, down (-1)
-  // otherwise; the sign bit of e XOR p, spread over the lane, is 0 or -1, and OR 1 makes that +-1.
-  const auto sign_diff = hn::ShiftRight<63>(hn::Xor(hn::BitCast(di, e), hn::BitCast(di, p)));
+  // Round to odd: one double ulp toward x^3 (the magnitude's bits up (+1) when e has p's sign,
+  // down (-1) otherwise; the sign bit of e XOR p, spread over the lane, is 0 or -1, and OR 1
+  // makes that +-1), only where e != 0 and p's last bit is 0.
+  const auto p_bits = hn::BitCast(di, p);
+  const auto sign_diff = hn::ShiftRight<63>(hn::Xor(hn::BitCast(di, e), p_bits));
   const auto step = hn::Or(sign_diff, hn::Set(di, int64_t{1}));
-  const auto nudged = hn::BitCast(d, hn::Add(hn::BitCast(di, p), step));
-  const auto cube = hn::IfThenElse(hn::Eq(e, hn::Zero(d)), p, nudged);
+  const auto nudged = hn::BitCast(d, hn::Add(p_bits, step));
+  const auto even = hn::RebindMask(d, hn::Eq(hn::And(p_bits, hn::Set(di, int64_t{1})), hn::Zero(di)));
+  const auto cube = hn::IfThenElse(hn::AndNot(hn::Eq(e, hn::Zero(d)), even), nudged, p);
   const auto r = hn::IfThenElse(square, xx, cube);
   *ok = hn::And(*ok, hn::Lt(hn::Abs(r), hn::Set(d, 3.4028234663852886e38)));  // FLT_MAX
   return hn::DemoteTo(df, r);
