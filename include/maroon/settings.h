@@ -37,6 +37,9 @@ std::string get_setting(std::string_view name);
 // Whether a setting that is a switch (MAROON_REPORT_SLOW_OPS, MAROON_PROFILE) is on: cached,
 // lock-free, for the paths that ask per kernel.
 bool setting_flag(SettingId id);
+// A setting that is a level (MAROON_DEBUG) as an integer, 0 when unset: cached and lock-free
+// like setting_flag.
+int setting_level(SettingId id);
 // Sets a setting for this process. MAROON_BACKEND, MAROON_THREADS and MAROON_SIMD apply at once
 // (as set_backend, set_num_threads, set_simd_target would, with their errors); "" unsets the
 // others. ShapeError for an unknown name.

@@ -17,7 +17,7 @@ from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
 from . import _compat  # noqa: F401,E402 (tinygrad attributes added to the compiled classes)
 from . import helpers  # noqa: E402
-from .helpers import getenv  # noqa: F401,E402
+from .helpers import GlobalCounters, getenv  # noqa: F401,E402
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)
@@ -80,20 +80,31 @@ class Device:
 
 
 class Context(contextlib.ContextDecorator):
-    """tinygrad's Context(TRAINING=1): the only variable with a meaning here is TRAINING."""
+    """tinygrad's Context(TRAINING=1, DEBUG=2): sets the variables for the block and restores them.
+    TRAINING is Tensor.training; DEBUG is the engine's MAROON_DEBUG (2 and up: one line per
+    executed kernel). tinygrad's other variables (BEAM, JIT, ...) choose kernels or devices, which
+    never change Maroon's bits or need choosing: they are accepted and do nothing."""
 
     def __init__(self, **kwargs):
-        self.kwargs, self.saved = kwargs, None
+        self.kwargs, self.frames = kwargs, []  # one frame of saved values per (nested) entry
 
     def __enter__(self):
+        saved = []
         if "TRAINING" in self.kwargs:
-            self.saved = Tensor.training
+            saved.append(("TRAINING", Tensor.training))
             Tensor.training = bool(self.kwargs["TRAINING"])
+        if "DEBUG" in self.kwargs:
+            saved.append(("DEBUG", get_setting("MAROON_DEBUG")))
+            set_setting("MAROON_DEBUG", str(min(max(int(self.kwargs["DEBUG"]), 0), 9)))
+        self.frames.append(saved)
         return self
 
     def __exit__(self, *exc):
-        if self.saved is not None:
-            Tensor.training = self.saved
+        for key, old in reversed(self.frames.pop()):
+            if key == "TRAINING":
+                Tensor.training = old
+            else:
+                set_setting("MAROON_DEBUG", old)
 
 
 from .jit import TinyJit  # noqa: E402 (tinygrad's @TinyJit: capture on the 2nd call, replay after)
@@ -105,5 +116,5 @@ from . import verify  # noqa: E402
 from .verify import trace  # noqa: E402,F401 (maroon.trace(fn): a per-node trace of fn)
 from . import onnx  # noqa: E402,F401 (maroon.onnx.load)
 
-__all__ = ["Tensor", "dtypes", "DType", "nn", "verify", "trace", "Device", "Context", "TinyJit", "getenv",
+__all__ = ["Tensor", "dtypes", "DType", "nn", "verify", "trace", "Device", "Context", "TinyJit", "getenv", "GlobalCounters",
            "infer", "inference_digest", "load_model"]

@@ -1,12 +1,16 @@
 """tinygrad.helpers' names that tinygrad's examples and docs import (`from tinygrad.helpers import
-getenv, colored, trange, Timing`), so those programs run with only the import changed."""
+getenv, colored, trange, Timing, GlobalCounters, DEBUG`), so those programs run with only the
+import changed."""
+import collections
 import contextlib
 import functools
 import os
 import sys
 import time
 
-__all__ = ["getenv", "colored", "Timing", "tqdm", "trange", "DEBUG"]
+from . import _maroon
+
+__all__ = ["getenv", "colored", "Timing", "tqdm", "trange", "DEBUG", "GlobalCounters"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -15,7 +19,92 @@ def getenv(key, default=0):
     return type(default)(os.getenv(key, default))
 
 
-DEBUG = getenv("DEBUG")
+class _DebugLevel:
+    """tinygrad's DEBUG ContextVar (``if DEBUG >= 2:``): the engine's MAROON_DEBUG setting, which
+    ``Context(DEBUG=n)`` sets; at 2 and up the engine prints one line per executed kernel."""
+    key = "DEBUG"
+
+    @property
+    def value(self):
+        return int(_maroon.get_setting("MAROON_DEBUG") or 0)
+
+    def __int__(self):
+        return self.value
+
+    def __index__(self):
+        return self.value
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, x):
+        return self.value == x
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __ge__(self, x):
+        return self.value >= x
+
+    def __gt__(self, x):
+        return self.value > x
+
+    def __le__(self, x):
+        return self.value <= x
+
+    def __lt__(self, x):
+        return self.value < x
+
+    def __repr__(self):
+        return f"DEBUG={self.value}"
+
+
+DEBUG = _DebugLevel()
+# tinygrad's variable: `DEBUG=2 python prog.py` works as it does there (MAROON_DEBUG, when set, wins).
+if not _maroon.get_setting("MAROON_DEBUG") and str(getenv("DEBUG", "")).isdigit():
+    _maroon.set_setting("MAROON_DEBUG", str(min(int(getenv("DEBUG", "")), 9)))
+
+
+class _Counter:
+    """One of GlobalCounters' attributes: the engine's count since the last reset, less whatever
+    the program subtracted by assigning to it (tinygrad code may write them)."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def __get__(self, obj, cls):
+        return _maroon.counters()[self.key] - _Counters.offsets[self.key]
+
+    def __set__(self, obj, value):
+        _Counters.offsets[self.key] = _maroon.counters()[self.key] - value
+
+
+class _Counters(type):
+    offsets = collections.defaultdict(int)
+    global_ops = _Counter("global_ops")
+    global_mem = _Counter("global_mem")
+    kernel_count = _Counter("kernel_count")
+    time_sum_s = _Counter("time_sum_s")
+    mem_used = _Counter("mem_used")
+
+    @property
+    def mem_used_per_device(cls):
+        return collections.defaultdict(int, {"CPU": cls.mem_used})
+
+
+class GlobalCounters(metaclass=_Counters):
+    """tinygrad's GlobalCounters, counted by the engine: ``kernel_count`` kernels executed (a fused
+    chain is one; views are none), ``global_ops`` operations (elements computed per op; a matmul
+    2*M*K*N), ``global_mem`` bytes (each kernel's output and the inputs it reads), ``time_sum_s``
+    seconds inside kernels, ``mem_used`` bytes of live buffers (not reset). Read them as class
+    attributes; ``reset()`` zeroes all but mem_used."""
+
+    @staticmethod
+    def reset():
+        """Zeroes global_ops, global_mem, time_sum_s and kernel_count (tinygrad's reset)."""
+        _maroon.reset_counters()
+        for k in ("global_ops", "global_mem", "time_sum_s", "kernel_count"):
+            _Counters.offsets[k] = 0
 
 _COLORS = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
 

@@ -5,6 +5,7 @@
 // also maroon.Error, a RuntimeError.
 #include "bind.h"
 #include "maroon/backend.h"
+#include "maroon/counters.h"
 #include "maroon/interrupt.h"
 #include "maroon/settings.h"
 #include "maroon/version.h"
@@ -20,6 +21,17 @@ void check_python_signals() {
   if (!Py_IsInitialized()) return;
   py::gil_scoped_acquire gil;
   if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+// MAROON_DEBUG >= 2's kernel lines go through Python's print, so they land where the program's
+// own output does (a redirected sys.stdout, a notebook); the GIL is released during realize.
+void print_kernel_line(const std::string& line) {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  try {
+    py::print(line);
+  } catch (py::error_already_set&) {  // a closed sys.stdout must not fail the computation
+  }
 }
 
 }  // namespace
@@ -95,5 +107,14 @@ PYBIND11_MODULE(_maroon, m) {
   m.def("set_setting", [](const std::string& name, const std::string& value) { set_setting(name, value); },
         py::arg("name"), py::arg("value"));
   m.def("simd_target", &simd_target);
+  // The engine's counters (maroon/counters.h), read by maroon.GlobalCounters.
+  m.def("counters", [] {
+    Counters c = counters();
+    return py::dict(py::arg("kernel_count") = c.kernel_count, py::arg("global_ops") = c.global_ops,
+                    py::arg("global_mem") = c.global_mem, py::arg("time_sum_s") = c.time_sum_s,
+                    py::arg("mem_used") = c.mem_used);
+  });
+  m.def("reset_counters", &reset_counters);
+  set_kernel_log_sink(&print_kernel_line);
   m.def("set_simd_target", &set_simd_target, py::arg("name"));
 }

@@ -11,6 +11,7 @@
 #endif
 
 #include "core/checked.h"
+#include "core/counters.h"
 #include "core/graph.h"
 #include "maroon/tensor.h"
 
@@ -119,8 +120,12 @@ Buffer::Buffer(DType d, int64_t n) : dtype(d), count(n), capacity_(checked_capac
     throw MemoryError("[" + alloc_op() + "] out of memory allocating " + std::to_string(capacity_) + " bytes (" +
                       std::to_string(n) + " elements of " + std::string(dtype_name(d)) + ")");
   }
+  count_buffer_bytes(static_cast<int64_t>(capacity_));  // GlobalCounters.mem_used
 }
 
-Buffer::~Buffer() { Cache::get().give(mem_, capacity_); }
+Buffer::~Buffer() {
+  count_buffer_bytes(-static_cast<int64_t>(capacity_));
+  Cache::get().give(mem_, capacity_);
+}
 
 }  // namespace maroon

@@ -66,6 +66,17 @@ std::array<std::atomic<int>, kCount>& flags() {
   static FlagCache f;
   return f.v;
 }
+std::array<std::atomic<int>, kCount>& levels() {  // setting_level's cache, -1 unknown
+  static FlagCache f;
+  return f.v;
+}
+
+// A level 0..9, or ShapeError naming the setting.
+int level_of(const SettingInfo& s, const std::string& v) {
+  if (v.size() != 1 || v[0] < '0' || v[0] > '9')
+    throw ShapeError("[settings] " + std::string(s.name) + "='" + v + "' is not " + std::string(s.values));
+  return v[0] - '0';
+}
 
 }  // namespace
 
@@ -77,6 +88,19 @@ bool setting_flag(SettingId id) {
   if (v < 0) {
     v = setting(id).has_value();
     f.store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
+
+int setting_level(SettingId id) {
+  std::atomic<int>& l = levels()[static_cast<size_t>(id)];
+  int v = l.load(std::memory_order_relaxed);
+  if (v < 0) {
+    std::optional<std::string> s = setting(id);
+    // A bad value in the environment is read as 0 (no setting may abort a program); set_setting
+    // refuses one with an error.
+    v = s && s->size() == 1 && (*s)[0] >= '0' && (*s)[0] <= '9' ? (*s)[0] - '0' : 0;
+    l.store(v, std::memory_order_relaxed);
   }
   return v;
 }
@@ -117,6 +141,9 @@ void set_setting(std::string_view name, const std::string& value) {
     case SettingId::MAROON_BENCH_STEPS:
       if (!value.empty()) count_of(s, value, INT64_MAX);
       break;
+    case SettingId::MAROON_DEBUG:
+      if (!value.empty()) level_of(s, value);
+      break;
     default: break;
   }
   {
@@ -126,6 +153,7 @@ void set_setting(std::string_view name, const std::string& value) {
     g_any_override.store(true, std::memory_order_release);
   }
   flags()[static_cast<size_t>(s.id)].store(-1);
+  levels()[static_cast<size_t>(s.id)].store(-1);
 }
 
 }  // namespace maroon

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/counters.h"
 #include "core/interrupt.h"
 #include "cpu/cpu.h"
 #include "cpu/gather.h"
@@ -102,11 +103,12 @@ class Profiler {
  public:
   Profiler() : on_(setting_flag(SettingId::MAROON_PROFILE)) {}
   bool on() const { return on_; }
+  // Every kernel is counted (core/counters.h: GlobalCounters, MAROON_DEBUG's lines).
   template <class F>
   bool timed(const Node* n, const char* path, F&& f) {
-    if (!on_) return f();
+    if (!on_) return counted_kernel(*n, path, f);
     auto t0 = std::chrono::steady_clock::now();
-    bool r = f();
+    bool r = counted_kernel(*n, path, f);
     double ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e3;
     if (ms >= 0.05)
       std::fprintf(stderr, "maroon: %8.2f ms %-11s %-8s %s %s\n", ms, path,

@@ -57,5 +57,16 @@ TEST(Settings, FlagsFollowSet) {
   EXPECT_FALSE(setting_flag(SettingId::MAROON_PROFILE));
 }
 
+TEST(Settings, LevelsFollowSetAndRefuseWhatIsNotALevel) {
+  set_setting("MAROON_DEBUG", "3");
+  EXPECT_EQ(setting_level(SettingId::MAROON_DEBUG), 3);
+  set_setting("MAROON_DEBUG", "");
+  EXPECT_EQ(setting_level(SettingId::MAROON_DEBUG), 0);
+  EXPECT_THROW(set_setting("MAROON_DEBUG", "10"), ShapeError);
+  EXPECT_THROW(set_setting("MAROON_DEBUG", "-1"), ShapeError);
+  EXPECT_THROW(set_setting("MAROON_DEBUG", "two"), ShapeError);
+  EXPECT_EQ(setting_level(SettingId::MAROON_DEBUG), 0);
+}
+
 }  // namespace
 }  // namespace maroon

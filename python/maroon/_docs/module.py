@@ -36,6 +36,14 @@ DOCS = {
                         ["name: the setting.", "value: its new value, as text."],
                         "A bad value raises an error naming the setting and the values it takes.",
                         "n = maroon.get_setting('MAROON_THREADS')"),
+    "counters": _doc("The engine's counters, as ``maroon.GlobalCounters`` reads them (tinygrad's): a dict of "
+                     "kernel_count (kernels executed; a fused chain is one, views none), global_ops (elements "
+                     "computed per op, a matmul 2*M*K*N), global_mem (bytes: each kernel's output and the inputs "
+                     "it reads), time_sum_s (seconds inside kernels) and mem_used (bytes of live buffers).", [],
+                     "Estimates for profiling; counting never changes a bit.",
+                     "maroon._maroon.counters()['kernel_count'] >= 0"),
+    "reset_counters": _doc("Zeroes the counters but mem_used (``GlobalCounters.reset()``).", [], "",
+                           "maroon._maroon.reset_counters()"),
     "least_upper_dtype": _doc("The dtype two dtypes promote to (tinygrad's lattice).", ["arg0, arg1: dtypes."],
                               "", "maroon._maroon.least_upper_dtype(dtypes.int8, dtypes.float16)"),
     "sum_acc_dtype": _doc("The dtype ``sum`` accumulates a dtype in (tinygrad's rule).", ["arg0: a dtype."], "",
