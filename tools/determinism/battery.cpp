@@ -17,6 +17,8 @@
 #include <string>
 
 #include "battery.h"
+#include "core/graph.h"
+#include "core/ops.h"
 #include "fpstate.h"
 #include "hwy/targets.h"
 #include "maroon/backend.h"
@@ -24,6 +26,9 @@
 namespace maroon::determinism {
 
 void Recorder::add(const std::string& cls, const std::string& name, const Tensor& t) {
+  if (track_)
+    for (const Node* n : post_order(t.node().get(), [](const Node*) { return true; }, [](const Node*) { return true; }))
+      ops_seen_.insert(std::string(op_name(n->op)));
   std::vector<uint8_t> b = t.bytes();
   // The shape and dtype are part of the result: equal bytes in another shape would differ.
   std::string meta = std::string(dtype_name(t.dtype())) + shape_str(t.shape());

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ class Recorder {
   void note(const std::string& name, const std::string& value) { notes_.emplace_back(name, value); }
   void print();
   int64_t tensors() const { return tensors_; }
+  // While on, add() notes the name of every op in the graphs it is given (before they run), so
+  // the op battery can prove it reached every op of include/maroon/ops.def.
+  void track_ops(bool on) { track_ = on; }
+  bool saw_op(const std::string& name) const { return ops_seen_.count(name) > 0; }
 
  private:
   struct Entry { std::string cls, name; Sha256 h; };
@@ -27,6 +32,8 @@ class Recorder {
   std::vector<std::pair<std::string, std::string>> notes_;
   Sha256& find(std::vector<Entry>& v, const std::string& cls, const std::string& name);
   int64_t tensors_ = 0;
+  bool track_ = false;
+  std::set<std::string> ops_seen_;
 };
 
 // SplitMix64: inputs come from integer code only, never libc rand or float arithmetic.
@@ -54,6 +61,7 @@ Tensor tensor_of_bits(const std::vector<uint64_t>& bits, const Shape& shape, DTy
 Tensor random_tensor(const std::string& key, const Shape& shape, DType d);
 
 // small: 513-element operands instead of 8193, its lines named ops-small (for emulated CPUs).
+// Throws, naming them, if some op of include/maroon/ops.def was in none of its graphs.
 void run_op_battery(Recorder& rec, bool small);
 // Returns false when the models are not part of this build (maroon/models.h absent).
 bool run_model_battery(Recorder& rec, const std::string& data_dir, int mlp_steps, int cnn_steps,

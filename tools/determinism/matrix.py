@@ -26,7 +26,7 @@ HERE = os.path.join(ROOT, "tools", "determinism")
 BUILD_ROOT = os.path.join(ROOT, "build-dm")
 DOC = os.path.join(ROOT, "docs", "determinism.md")
 
-OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "fused"]
+OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "fused", "index"]
 CLASSES = ([f"ops:{c}" for c in OPS] + [f"ops-small:{c}" for c in OPS] +
            ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train", "onnx:infer"])
 MLP_STEPS, CNN_STEPS, CNN_BATCH = 50, 10, 2
@@ -378,7 +378,8 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
          "`binary`, `compare`, `ternary` (WHERE, MULACC), `const` (weak C++ literals and CONST, whose "
          "conversion must not follow the caller's FPU), `reduce` (ADD/MUL/MAX over each axis set, "
          "matmuls as MUL+REDUCE ADD, REDUCE_MULACC), `movement` (every movement op and the graph "
-         "markers, read directly and feeding a kernel), `fused` (chains the CPU backend fuses).",
+         "markers, read directly and feeding a kernel), `fused` (chains the CPU backend fuses), `index` "
+         "(GATHER with every index dtype, indices out of range, transposed views and stretched index axes).",
          f"- `mlp:train`: the MNIST MLP (include/maroon/models.h, 784-512-512-10), {MLP_STEPS} Adam steps of "
          "batch 32: every step's loss bits and correct count, every final state tensor, and the library's "
          "safetensors SHA-256 (a separate line). `mlp:infer`: logits and classes of a fresh model "

@@ -194,6 +194,50 @@ void fused(Recorder& rec) {
   }
 }
 
+// Index bits for an axis of `size` in integer dtype d: mostly in range, some -1 (the largest
+// value when unsigned), some one past the end, some anything (the dtype's extremes). Narrow
+// dtypes wrap the in-range draws, so they also hold negatives.
+Tensor index_tensor(const std::string& key, const Shape& shape, DType d, int64_t size) {
+  Rng g(key + "/" + dn(d) + shape_str(shape));
+  const uint64_t m = bitwidth(d) == 64 ? ~uint64_t{0} : (uint64_t{1} << bitwidth(d)) - 1;
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<uint64_t> v(static_cast<size_t>(n));
+  for (uint64_t& x : v) {
+    const uint64_t r = g.next() % 16;
+    x = r == 0 ? m : r == 1 ? static_cast<uint64_t>(size) & m : r == 2 ? g.next() & m
+                                                                       : (g.next() % static_cast<uint64_t>(size)) & m;
+  }
+  return tensor_of_bits(v, shape, d);
+}
+
+// GATHER (docs/spec.md section 15) in every dtype, with every index dtype: along the long
+// axis and the short one, from a contiguous and a transposed x, with an index that is itself a
+// transposed view, and with size-1 index axes that stretch (whole rows selected: the row-copy
+// path). Its own class: the other classes' lines stay as they were before GATHER existed.
+void gather(Recorder& rec) {
+  const Shape rows{5, kCols};
+  for (DType d : kConcreteDTypes) {
+    const std::string key = P + ".GATHER/" + dn(d);
+    Tensor x = operand(key, d, 0), xt = operand(key, d, 1);
+    for (DType id : {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64, DType::UInt64}) {
+      const std::string ik = key + "/" + dn(id);
+      Tensor along = index_tensor(ik + "/along", kShape, id, kCols);
+      Tensor across = index_tensor(ik + "/across", rows, id, kRows);
+      Tensor along_t = index_tensor(ik + "/along_t", {kCols, kRows}, id, kCols).permute({1, 0});
+      Tensor whole_rows = index_tensor(ik + "/whole_rows", {5, 1}, id, kRows);
+      Tensor one_row = index_tensor(ik + "/one_row", {1, 700}, id, kCols);
+      for (const Tensor& src : {x, xt}) {
+        rec.add(P + ":index", P + ".GATHER", prim::gather(src, along, 1));
+        rec.add(P + ":index", P + ".GATHER", prim::gather(src, along_t, 1));
+        rec.add(P + ":index", P + ".GATHER", prim::gather(src, across, 0));
+        rec.add(P + ":index", P + ".GATHER", prim::gather(src, whole_rows, 0));
+        rec.add(P + ":index", P + ".GATHER", prim::gather(src, one_row, 1));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void run_op_battery(Recorder& rec, bool small) {
@@ -202,12 +246,22 @@ void run_op_battery(Recorder& rec, bool small) {
     kShape = {kRows, kCols};
     P = "ops-small";
   }
+  rec.track_ops(true);
   elementwise(rec);
   casts_and_where(rec);
   constants(rec);
   reductions(rec);
   movement(rec);
   fused(rec);
+  gather(rec);
+  rec.track_ops(false);
+  // A new op in ops.def fails the battery until a loop above runs it.
+  std::string missing;
+  for (const OpInfo& info : all_ops())
+    if (!rec.saw_op(std::string(info.name))) missing += (missing.empty() ? "" : ", ") + std::string(info.name);
+  if (!missing.empty())
+    throw std::runtime_error("the op battery (tools/determinism/op_battery.cpp) runs no graph with these ops of "
+                             "include/maroon/ops.def: " + missing);
 }
 
 }  // namespace maroon::determinism
