@@ -1,7 +1,8 @@
 """The primitives of docs/spec.md recomputed from their definitions: integer ops (sections 8-9),
 float ADD/MUL/MULACC/RECIPROCAL/SQRT/TRUNC/MAX/comparisons in every rounding mode (ieee.py),
-WHERE, CAST and BITCAST between every pair of dtypes, REDUCE and REDUCE_MULACC as left folds, and
-the movement ops. EXP2, LOG2, SIN and POW are not checked here (correct rounding of
+WHERE, CAST and BITCAST between every pair of dtypes, REDUCE and REDUCE_MULACC as left folds, the
+movement ops, and GATHER (section 15: a copy of the selected element's bits, zero bits for an index
+outside the axis). EXP2, LOG2, SIN and POW are not checked here (correct rounding of
 transcendentals needs an arbitrary-precision library; src/math is verified against MPFR)."""
 import numpy as np
 
@@ -153,11 +154,29 @@ def movement(e, x):
     return np.flip(a, args["axes"])
 
 
+def gather(e, ins):
+    """GATHER by its definition, element by element: idx's size-1 axes (but `axis`) stretch; an
+    index value v in [0, size) copies x's bits at that position, any other value gives zero bits."""
+    x, axis = ins[0].bits(), e["args"]["axis"]
+    idx = np.array([value(ins[1].dtype, v) for v in ins[1].ints()], dtype=object).reshape(ins[1].shape)
+    shape = list(x.shape)
+    shape[axis] = idx.shape[axis]
+    idx = np.broadcast_to(idx, shape)
+    out = np.zeros(shape, dtype=x.dtype)
+    for p in np.ndindex(*shape):
+        v = idx[p]
+        if 0 <= v < x.shape[axis]:
+            out[p] = x[p[:axis] + (v,) + p[axis + 1:]]
+    return T(ins[0].dtype, shape, out.astype(x.dtype.newbyteorder("<")).tobytes())
+
+
 def expected(e, ins):
     """The expected output tensor of a primitive vector, or None when it is not checked here."""
     op, out_dt = e["op"], e["dtype"]
     if op in NOT_CHECKED:
         return None
+    if op == "GATHER":
+        return gather(e, ins)
     if op in ("RESHAPE", "EXPAND", "PERMUTE", "PAD", "SHRINK", "FLIP"):
         a = movement(e, ins[0])
         return T(ins[0].dtype, a.shape, np.ascontiguousarray(a).tobytes())

@@ -56,6 +56,12 @@ void Book::add(Entry e) {
   entries_.push_back(std::move(e));
 }
 
+bool Book::has_op(const std::string& op) const {
+  for (const Entry& e : entries_)
+    if (e.op == op) return true;
+  return false;
+}
+
 void Book::write(const std::string& dir) const {
   const std::string who = "[vectors]";
   auto q = [&](const std::string& s) { return json::quote(s, who); };

@@ -253,6 +253,8 @@ void movement(Book& book) {
 
 }  // namespace
 
+std::vector<uint64_t> special_values(DType d) { return specials(d); }
+
 void add_primitives(Book& book) {
   for (DType d : kConcreteDTypes) {
     Inputs in = inputs_for(book, d);

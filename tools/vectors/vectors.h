@@ -30,6 +30,8 @@ class Book {
   // of its dtype, shape and bytes, so equal results (a mode that changes nothing) share it.
   std::string output(const std::string& file, const Tensor& t);
   void add(Entry e);
+  // Whether some vector has this op (the coverage check of main.cpp).
+  bool has_op(const std::string& op) const;
   // Writes every file and manifest.json into `dir` (atomically, file by file).
   void write(const std::string& dir) const;
   size_t size() const { return entries_.size(); }
@@ -49,8 +51,13 @@ std::string dn(DType d);  // dtype name
 std::string rn(Round r);  // "nearest", "toward_zero", "up", "down"
 std::string shape_json(const Shape& s);
 
+// A dtype's special values (bits) the primitives' vectors use: zeros of both signs, subnormals,
+// infinities, NaNs (one with a sign and payload), extremes; integer minima, maxima, shift counts.
+std::vector<uint64_t> special_values(DType d);
+
 // The groups. `data_dir` holds MNIST (IDX files) for the training run.
 void add_primitives(Book& b);
+void add_gather(Book& b);
 void add_composites(Book& b);
 void add_random(Book& b);
 void add_mnist(Book& b, const std::string& data_dir);
