@@ -2,7 +2,10 @@
 #include "api/internal.h"
 #include "maroon/tensor.h"
 #include "maroon/primitives.h"
+#include "core/checked.h"
 #include "core/view.h"
+
+#include <algorithm>
 
 namespace maroon {
 
@@ -156,8 +159,46 @@ Tensor take(const Tensor& x, const Tensor& idx, int64_t d) {
   return prim::gather(x, idx.reshape(at), d).reshape(out);
 }
 
-// Advanced (tensor) indices: one index tensor is a GATHER (take); several, a one-hot mask per indexed axis over the indices' broadcast shape,
-// then a sum over those axes (tinygrad's recipe), moved to the front unless consecutive.
+// Several index tensors (normalised, broadcast to `big`) into the indexed axes `dims` of x: one
+// GATHER over those axes merged into one, at the first of them when they are consecutive, else
+// in front (tinygrad's rule for where the indexed axes go). The flat index is computed in int64
+// from in-range values only, so it never overflows (it is below the merged size, a checked
+// product); a position where any index is outside its axis selects nothing, as the one-hot
+// formulation's AND of masks does, and gets zero bits (docs/spec.md §15).
+Tensor take_many(const Tensor& x, const std::vector<int64_t>& dims, const std::vector<Tensor>& tensors,
+                 const Shape& big) {
+  bool consecutive = true;
+  for (size_t j = 1; j < dims.size(); ++j) consecutive = consecutive && dims[j] == dims[j - 1] + 1;
+  Tensor xp = x;
+  int64_t at = dims[0];
+  if (!consecutive) {
+    std::vector<int64_t> order(dims);
+    for (int64_t d = 0; d < x.ndim(); ++d)
+      if (std::find(dims.begin(), dims.end(), d) == dims.end()) order.push_back(d);
+    xp = x.permute(order);
+    at = 0;
+  }
+  int64_t merged = 1;
+  for (int64_t d : dims) merged = mul_or_throw("getitem", "the indexed axes' size", merged, x.shape()[d]);
+  Shape ms(xp.shape().begin(), xp.shape().begin() + at);
+  ms.push_back(merged);
+  ms.insert(ms.end(), xp.shape().begin() + at + static_cast<int64_t>(dims.size()), xp.shape().end());
+  std::optional<Tensor> flat, valid;
+  for (size_t j = 0; j < dims.size(); ++j) {
+    const int64_t size = x.shape()[dims[j]];
+    if (!is_int(tensors[j].dtype()))
+      throw DTypeError("[getitem] an index tensor must have an integer dtype, got " + api::dt(tensors[j].dtype()));
+    Tensor i = tensors[j].cast(DType::Int64).expand_to(big);  // uint64 values above int64's are negative: outside
+    Tensor ok = prim::bitwise_and(i.ge(0), i.lt(size));
+    Tensor v = ok.where(i, 0);
+    flat = flat ? *flat * size + v : v;
+    valid = valid ? prim::bitwise_and(*valid, ok) : ok;
+  }
+  return take(xp.reshape(ms), valid->where(*flat, -1), at);
+}
+
+// Advanced (tensor) indices: one index tensor is a GATHER (take), several one GATHER over their
+// axes (take_many). Negative indices are normalised first (tinygrad's rule).
 Tensor advanced_index(const Tensor& x, const std::vector<const Index*>& kept) {
   std::vector<int64_t> dims;
   std::vector<Tensor> tensors;
@@ -175,33 +216,7 @@ Tensor advanced_index(const Tensor& x, const std::vector<const Index*>& kept) {
     if (!b) throw IndexError("[getitem] cannot broadcast indices " + shape_str(t.shape()) + " and " + shape_str(big));
     big = *b;
   }
-  Shape pre_reduce(x.shape().begin(), x.shape().begin() + dims[0]);
-  pre_reduce.insert(pre_reduce.end(), big.begin(), big.end());
-  pre_reduce.insert(pre_reduce.end(), x.shape().begin() + dims[0], x.shape().end());
-  std::optional<Tensor> mask;
-  for (size_t j = 0; j < dims.size(); ++j) {
-    Shape ts = tensors[j].shape();
-    ts.insert(ts.end(), x.ndim() - dims[0], 1);
-    Tensor i = tensors[j].reshape(ts).expand_to(pre_reduce);
-    Tensor m = i.one_hot_along_dim(x.shape()[dims[j]], dims[j] - x.ndim());
-    mask = mask ? prim::bitwise_and(*mask, m) : m;
-  }
-  Shape ra(x.shape().begin(), x.shape().begin() + dims[0]);
-  ra.insert(ra.end(), big.size(), 1);
-  ra.insert(ra.end(), x.shape().begin() + dims[0], x.shape().end());
-  std::vector<int64_t> sum_axes;
-  for (int64_t d : dims) sum_axes.push_back(d + static_cast<int64_t>(big.size()));
-  Tensor out = mask->where(x.reshape(ra), 0).sum(Axis(sum_axes), false, x.dtype());
-  bool consecutive = true;
-  for (size_t j = 1; j < dims.size(); ++j) consecutive = consecutive && dims[j] == dims[j - 1] + 1;
-  if (dims[0] != 0 && dims.size() != 1 && !consecutive) {
-    std::vector<int64_t> order;
-    for (int64_t i = dims[0]; i < dims[0] + static_cast<int64_t>(big.size()); ++i) order.push_back(i);
-    for (int64_t i = 0; i < dims[0]; ++i) order.push_back(i);
-    for (int64_t i = dims[0] + static_cast<int64_t>(big.size()); i < out.ndim(); ++i) order.push_back(i);
-    out = out.permute(order);
-  }
-  return out;
+  return take_many(x, dims, tensors, big);
 }
 
 }  // namespace
