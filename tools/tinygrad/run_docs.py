@@ -1,6 +1,7 @@
 """tinygrad's own tutorials run on Maroon with only the import changed: the Python blocks of
 docs/quickstart.md and docs/mnist.md from a tinygrad checkout (never copied here), each document's
-blocks run in order in one namespace, as a reader pastes them.
+blocks run in order in one namespace, as a reader pastes them; a .py file given to --docs
+(examples/beautiful_mnist.py) runs whole, as __main__.
 
     .venv/bin/python tools/tinygrad/run_docs.py TINYGRAD_DIR [--steps N] [--data DIR]
 
@@ -25,7 +26,10 @@ LONG_LOOP = re.compile(r"\brange\((\d{3,})\)")
 
 
 def blocks(path):
-    """The ```python blocks of a markdown file, in order, as (first line number, code)."""
+    """The ```python blocks of a markdown file, in order, as (first line number, code); a .py file
+    (tinygrad's examples/) is one block, run as __main__."""
+    if path.endswith(".py"):
+        return [(1, open(path, encoding="utf-8").read())]
     out, cur, start = [], None, 0
     for n, line in enumerate(open(path, encoding="utf-8"), 1):
         if cur is None and line.strip() == "```python":
