@@ -109,7 +109,14 @@ class Context(contextlib.ContextDecorator):
 
 from .jit import TinyJit  # noqa: E402 (tinygrad's @TinyJit: capture on the 2nd call, replay after)
 
-function = TinyJit
+
+
+def function(fxn=None, **kwargs):
+    """tinygrad's ``@function`` (``precompile=``, ``grad_fxn=``, ...): there it makes the call one
+    node of the graph, to compile and cache it once; values and gradients are the function's. Maroon
+    builds the same graph either way, so the function is returned as it is (not a TinyJit, whose
+    replays would cut the gradient off)."""
+    return fxn if fxn is not None else (lambda f: f)
 
 from . import nn  # noqa: E402
 from . import verify  # noqa: E402

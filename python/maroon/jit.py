@@ -8,9 +8,12 @@ A replay changes nothing anybody holds: outputs of earlier calls, earlier inputs
 values of the states (maroon.verify.Run's commitments hash and checkpoint them) keep their bytes;
 the states and a parameter's ``.grad`` move on to the new values.
 
-What a replay cannot reproduce raises maroon.Error naming it: a different number, shape or
-dtype of input tensors, a changed non-tensor argument, random numbers drawn inside the function,
-a capture inside a capture. Python values the function computes (``loss.item()``) are not
+A function whose first call draws random numbers (tinygrad's docs/mnist.md samples its batch
+with ``Tensor.randint`` inside the step) is not captured: every call runs it, so each draws new
+numbers and the bits are those of calling it (a replay would repeat the captured draws; tinygrad
+replays them because its counter is a device buffer). What a replay cannot reproduce raises
+maroon.Error naming it: a different number, shape or dtype of input tensors, a changed non-tensor
+argument, random numbers first drawn by the capturing call, a capture inside a capture. Python values the function computes (``loss.item()``) are not
 recomputed."""
 import functools
 import itertools
@@ -73,18 +76,20 @@ class TinyJit:
 
     def reset(self):
         """Forget the capture: the next call runs the function, the one after captures again."""
-        self.cnt, self.captured, self._ret, self._others = 0, None, None, None
+        self.cnt, self.captured, self._ret, self._others, self.draws = 0, None, None, None, False
 
     def __get__(self, obj, objtype=None):  # a decorated method gets its instance
         return self if obj is None else functools.partial(self.__call__, obj)
 
     def __call__(self, *args, **kwargs):
         inputs = _tensors(list(args) + [kwargs[k] for k in sorted(kwargs)])
-        if self.cnt == 0:
+        if self.cnt == 0 or self.draws:
+            stream = Tensor._random_state()
             ret = self.fxn(*args, **kwargs)
             for t in _tensors(ret):
                 t.realize()
-            self.cnt = 1
+            self.draws = self.draws or Tensor._random_state() != stream
+            self.cnt += 1
             return ret
         if self.cnt == 1:
             cap, held = JitCapture(), []

@@ -100,6 +100,11 @@ void bind_creation(py::class_<Tensor>& t) {
   }, py::arg("n"), py::arg("device") = py::none(), py::arg("dtype") = py::none());
   t.def_static("random_bits", &Tensor::random_bits, py::arg("key"), py::arg("counter"), py::arg("num"));
   t.def_static("manual_seed", &Tensor::manual_seed, py::arg("seed") = 0);
+  // The stream's position (seed, words drawn): TinyJit's first call sees whether a step draws.
+  t.def_static("_random_state", [] {
+    Tensor::RandomState s = Tensor::random_state();
+    return py::make_tuple(s.seed, s.counter);
+  });
   t.def("threefry", &Tensor::threefry, py::arg("seed"));
   t.def("dropout", &Tensor::dropout, py::arg("p") = 0.5);
   t.def("multinomial", &Tensor::multinomial, py::arg("num_samples") = 1, py::arg("replacement") = false);

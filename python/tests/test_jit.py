@@ -62,12 +62,25 @@ def test_tinyjit_refuses_what_it_cannot_replay():
     with pytest.raises(maroon._maroon.Error, match="non-tensor arguments"):
         scaled(a, 3)
 
+    # A step whose first call draws random numbers runs on every call (new numbers each time, the
+    # bits of calling it); one that starts drawing only when captured is refused.
     @TinyJit
     def noisy(x):
         return x + Tensor.rand(2)
-    noisy(a)
+    Tensor.manual_seed(3)
+    jitted = [noisy(a).numpy().tobytes() for _ in range(4)]
+    Tensor.manual_seed(3)
+    plain = [(a + Tensor.rand(2)).numpy().tobytes() for _ in range(4)]
+    assert jitted == plain and len(set(jitted)) == 4 and noisy.captured is None
+    draws = []
+
+    @TinyJit
+    def late(x):
+        return x + Tensor.rand(2) if draws else x * 2
+    late(a)
+    draws.append(1)
     with pytest.raises(maroon._maroon.Error, match="cannot capture random numbers"):
-        noisy(a)
+        late(a)
 
 
 def test_a_replay_changes_nothing_an_earlier_call_left():
