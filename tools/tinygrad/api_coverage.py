@@ -145,8 +145,9 @@ Tensor g2 = loss.gradient({l1.weight})[0];   // gradients are graphs: differenti
 - **bitcast** is the BITCAST primitive and needs equal item sizes (tinygrad rescales the last axis).
 - **keccak/hash** reinterpret bytes as uint64 lanes on the host (tinygrad's size-changing bitcast); the
   rounds are Tensor ops as in tinygrad.
-- **Not ported:** `rearrange`'s ellipsis; tinygrad's fast path for consecutive tensor indices (the general
-  one-hot path gives the same values).
+- **Not ported:** `rearrange`'s ellipsis. Tensor indices (one or several in one `[]`) are one GATHER
+  (`docs/spec.md` §15), where tinygrad builds a one-hot sum: the same values, and the same bits but
+  for a selected −0 or NaN payload, which GATHER copies.
 """
 
 print("# Maroon's Tensor API against tinygrad's\n")
