@@ -215,7 +215,7 @@ int train(const TrainOptions& o, const Context& ctx) {
   }
 }
 
-Runner declare(CLI::App& app) {
+Runner declare_train(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   add_dataset_option(app, "DATASET", o->task, "the task: mnist (default) or fashion");
   add_dataset_option(app, "--dataset", o->dataset, "the data to train on (default: the task's)");
@@ -267,10 +267,10 @@ Runner declare(CLI::App& app) {
   return [o](const Context& ctx) { return train(*o, ctx); };
 }
 
-const Registration command("train",
-                           "train a model, committing its state after every step; write the weights, checkpoints "
-                           "and FILE.run.json; print the digests",
-                           declare);
+const Registration train_command("train",
+                                 "train a model, committing its state after every step; write the weights, checkpoints "
+                                 "and FILE.run.json; print the digests",
+                                 declare_train);
 
 }  // namespace
 

@@ -77,7 +77,7 @@ int run_verify(const VerifyOptions& o, const Context& ctx) {
   return rep.findings.empty() ? kOk : kDiffers;
 }
 
-Runner declare(CLI::App& app) {
+Runner declare_verify(CLI::App& app) {
   auto o = std::make_shared<VerifyOptions>();
   app.add_option("RUN", o->run, "the run record (.run.json) or the weights file beside it")->required();
   app.add_option("FILE", o->files, "more files to check against the record (weights, checkpoints)");
@@ -87,10 +87,10 @@ Runner declare(CLI::App& app) {
   return [o](const Context& ctx) { return run_verify(*o, ctx); };
 }
 
-const Registration command("verify",
-                           "check a run record, every file it names and every step (replayed); print \"verified\" "
-                           "or each difference (exit status 1)",
-                           declare);
+const Registration verify_command("verify",
+                                  "check a run record, every file it names and every step (replayed); print \"verified\" "
+                                  "or each difference (exit status 1)",
+                                  declare_verify);
 
 }  // namespace
 
