@@ -10,6 +10,12 @@ digests (configurations x workloads) and exits 1 if any digest differs.
 Builds go to build-dm/<config> (library + battery only). Missing Debian packages are installed
 with apt-get (sudo when not root); a configuration whose packages cannot be installed is reported
 as not run (an error under --ci).
+
+--ci builds only the AArch64 configuration itself: it runs the battery that tools/test.sh's
+earlier stages built, ./build's (tools/build.sh: gcc 12, CMake's Release, -O3) and build-asan's
+(tools/ci_safety.sh: clang 19 at -O1 with ASan and UBSan, Highway's baseline target only), so CI
+compiles the library twice less (about 480 CPU seconds) and shows that a sanitized build gives
+the same bits. Run those two scripts first.
 """
 import argparse
 import datetime
@@ -49,16 +55,35 @@ CROSS = {  # arch: (toolchain file, multiarch triple, apt packages, dpkg archite
 }
 
 
+# Build directories that another script configures and builds (--ci reuses them): name: (directory,
+# the script that makes it, compiler id and major version it must have, description, environment).
+SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
+                 "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+REUSED = {
+    "gcc12-Release": ("build", "bash tools/build.sh", ("GNU", "12"),
+                      "gcc12 CMake Release (-O3 -DNDEBUG), x86-64: ./build of tools/build.sh", {}),
+    "clang19-asan": ("build-asan", "bash tools/ci_safety.sh", ("Clang", "19"),
+                     "clang19 -O1 ASan+UBSan (-fno-sanitize-recover=all, libFuzzer coverage), Highway's "
+                     "baseline target only, x86-64: build-asan of tools/ci_safety.sh", SANITIZER_ENV),
+}
+
+
 class Build:
     def __init__(self, name, arch, compiler, opt):
         self.name, self.arch, self.compiler, self.opt = name, arch, compiler, opt
         self.dir = os.path.join(BUILD_ROOT, name)
+        self.reused = REUSED.get(name)
+        if self.reused:
+            self.dir = os.path.join(ROOT, self.reused[0])
+        self.env = self.reused[4] if self.reused else {}
         self.exe = os.path.join(self.dir, "tools", "determinism", "maroon-battery")
         self.error = None  # why it could not be built or run
         self.seconds = 0.0
         self.simd = []
 
     def describe(self):
+        if self.reused:
+            return self.reused[3]
         if self.arch == "x86_64":
             return f"{self.compiler} {OPT_LABEL[self.opt]}, x86-64"
         how = {"i686": "32-bit x86 (SSE2 math), native", "aarch64": "AArch64 under qemu-user",
@@ -67,6 +92,8 @@ class Build:
 
     def packages(self):
         pk = ["cmake", "ninja-build"]
+        if self.reused:  # the script that makes it installs what it needs
+            return pk
         if self.arch == "x86_64":
             return pk + ["libhwy-dev", COMPILERS[self.compiler][1]]
         return pk + ["libhwy-dev"] + CROSS[self.arch][2]
@@ -161,10 +188,32 @@ def configure_args(b):
     return args
 
 
+def cache_compiler(b):
+    """(compiler id, major version) a configured build directory uses, from CMake's own record."""
+    import glob
+    for f in glob.glob(os.path.join(b.dir, "CMakeFiles", "*", "CMakeCXXCompiler.cmake")):
+        text = open(f).read()
+        cid = re.search(r'set\(CMAKE_CXX_COMPILER_ID "([^"]*)"\)', text)
+        ver = re.search(r'set\(CMAKE_CXX_COMPILER_VERSION "(\d+)', text)
+        if cid and ver:
+            return cid.group(1), ver.group(1)
+    return None
+
+
 def build(b, jobs):
     t0 = time.time()
-    os.makedirs(b.dir, exist_ok=True)
-    for cmd in (configure_args(b), ["cmake", "--build", b.dir, "-j", str(jobs), "--target", "maroon-battery"]):
+    cmds = [["cmake", "--build", b.dir, "-j", str(jobs), "--target", "maroon-battery"]]
+    if b.reused:  # made by another script: only bring its battery up to date, and check it is what the name says
+        made_by, want = b.reused[1], b.reused[2]
+        if not os.path.isfile(os.path.join(b.dir, "CMakeCache.txt")):
+            b.error = f"{b.reused[0]} is not configured: run {made_by} first"
+        elif cache_compiler(b) != want:
+            b.error = f"{b.reused[0]} is built with {cache_compiler(b)}, not {want}: run {made_by} again"
+        cmds = [] if b.error else cmds
+    else:
+        os.makedirs(b.dir, exist_ok=True)
+        cmds.insert(0, configure_args(b))
+    for cmd in cmds:
         r = sh(cmd)
         if r.returncode != 0:
             first = next((l.strip() for l in r.stdout.splitlines() if ": error: " in l or "CMake Error" in l), "")
@@ -201,7 +250,7 @@ def execute(run, data_dir, timeout):
     elif run.backend == "cpu" and simd not in b.simd:
         run.error = f"SIMD target {simd} not available on this machine"
         return
-    env = dict(os.environ, MAROON_BACKEND=run.backend, MAROON_THREADS=str(run.threads))
+    env = dict(os.environ, MAROON_BACKEND=run.backend, MAROON_THREADS=str(run.threads), **b.env)
     env.pop("MAROON_SIMD", None)
     if run.simd != "best" and run.backend == "cpu":
         env["MAROON_SIMD"] = simd
@@ -243,7 +292,7 @@ def execute(run, data_dir, timeout):
 
 # ---------------------------------------------------------------- the plan
 
-def plan(ci):
+def plan(ci, anchor_main=False):
     builds, runs = {}, []
 
     def B(arch, compiler, opt):
@@ -252,13 +301,16 @@ def plan(ci):
         return builds[name]
 
     if ci:
-        g, c = B("x86_64", "gcc12", "O2"), B("x86_64", "clang14", "O2")
+        # ./build and build-asan, made by tools/test.sh's earlier stages (REUSED above).
+        g, c = B("x86_64", "gcc12", "Release"), B("x86_64", "clang19", "asan")
         for simd in ("scalar", "best"):
             for t in (1, 3):
                 runs.append(Run(g, simd, t, cnn=(simd == "best" and t == 3)))
         runs += [Run(g, "best", 2, "ftz-daz", cnn=False), Run(g, "best", 2, "round-up", cnn=False),
                  Run(g, "best", 2, models=False, small=True),
-                 Run(c, "best", 2, cnn=True), Run(c, "scalar", 3, "round-up", cnn=False)]
+                 # Under ASan the battery is several times slower: the MLP, the character GPT and
+                 # ONNX with every op class, and the ops again in another FP state and thread count.
+                 Run(c, "best", 2, cnn=False), Run(c, "best", 3, "round-up", models=False, small=True)]
         a = B("aarch64", "gcc12", "O2")
         # One thread under qemu: the full op battery then takes about 40 s (threads make an
         # emulated run crawl: workers wait on each other on emulated cores).
@@ -266,6 +318,9 @@ def plan(ci):
                  Run(a, "best", 1, "ftz-daz", qemu_cpu="max", models=False, small=True)]
         return list(builds.values()), runs
 
+    if anchor_main:  # ./build as the first row: the reference for a matrix cut down with --only
+        m = B("x86_64", "gcc12", "Release")
+        runs += [Run(m, "best", 3), Run(m, "best", 2, models=False, small=True)]
     anchor = B("x86_64", "gcc12", "O2")
     for simd in ("scalar", "sse4", "avx2", "avx512"):
         for t in (1, 2, 3, 8):
@@ -460,7 +515,10 @@ def main():
     ap.add_argument("--ci", action="store_true", help="the fast subset (two compilers, two SIMD targets, "
                     "two thread counts, FP states, the op battery on AArch64 under qemu-user)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="compile jobs")
-    ap.add_argument("--only", help="regex: keep builds whose name matches")
+    ap.add_argument("--only", help="regex: keep builds whose name matches (with --anchor-main, ./build's "
+                    "battery is kept too, as the reference)")
+    ap.add_argument("--anchor-main", action="store_true", help="also run ./build's battery (tools/build.sh), "
+                    "first: the reference the other rows are compared with, e.g. --only i686 --anchor-main")
     ap.add_argument("--no-doc", action="store_true", help="do not write docs/determinism.md")
     ap.add_argument("--build-only", action="store_true", help="build the configurations, run nothing")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per battery run")
@@ -471,9 +529,9 @@ def main():
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    builds, runs = plan(args.ci)
+    builds, runs = plan(args.ci, args.anchor_main)
     if args.only:
-        builds = [b for b in builds if re.search(args.only, b.name)]
+        builds = [b for b in builds if re.search(args.only, b.name) or (args.anchor_main and b.name == "gcc12-Release")]
         runs = [r for r in runs if r.build in builds]
     ensure_packages(builds)
     mnist = os.path.join(ROOT, "data", "mnist")
