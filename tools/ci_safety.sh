@@ -9,11 +9,15 @@
 #    target would double the stage), with --full (in build-asan-full) every target. CI runs the
 #    safety and IO suites (checked sizes, deep graphs, interrupts, threads, atomic files, bounded
 #    reads), the `maroon` command on good and bad input, and each fuzzer for MAROON_FUZZ_SECONDS
-#    (default 30) from its seed corpus, MAROON_FUZZ_PARALLEL (default 2) at a time. --full adds the core, API (nn included), CPU, Lagoon and MNIST
-#    suites (the slowest comparisons with PyTorch and MPFR left to the ordinary build: see SKIP).
-# 2. build-tsan: clang-19 at -O1 with TSan, Highway's baseline target only: the thread pool
+#    (default 30) from its seed corpus, MAROON_FUZZ_PARALLEL (default 2) at a time. --full adds
+#    the core, API (nn included), CPU, Lagoon and MNIST suites (the slowest comparisons with
+#    PyTorch and MPFR left to the ordinary build: see SKIP). It also builds the determinism
+#    battery: `matrix.py --ci` (tools/test.sh's next stage) runs it as its clang configuration,
+#    so the same build proves a sanitized build gives the same digests.
+# 2. build-tsan: clang-14 at -O1 with TSan, Highway's baseline target only: the thread pool
 #    (maroon_pool_tests: tests/cpu/threads_test.cpp) and the multi-threaded API tests
-#    (maroon_safety_tests, Threads.*).
+#    (maroon_safety_tests, Threads.*). clang-14 (MAROON_TSAN_CC/CXX), not 19: CI then compiles
+#    the library with clang-14 too, the oldest compiler Maroon supports.
 #
 # Longer fuzzing: bash tools/fuzz.sh [SECONDS_PER_FUZZER]. MAROON_SAFETY_JOBS (default: the CPU
 # count) sets the build's parallelism.
@@ -52,7 +56,7 @@ for f in fuzz/*_fuzz.cpp; do n=$(basename "$f" _fuzz.cpp); fuzzers+=("maroon-fuz
 suites=(maroon_safety_tests maroon_io_tests)
 [ $full = 1 ] && suites+=(maroon_tests maroon_api_tests maroon_cpu_tests maroon_lagoon_tests maroon_mnist_tests)
 stage "building $asan"
-cmake --build $asan -j "$jobs" --target "${suites[@]}" maroon-cli "${fuzzers[@]}"
+cmake --build $asan -j "$jobs" --target "${suites[@]}" maroon-cli maroon-battery "${fuzzers[@]}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -61,10 +65,21 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # runs the weakest and the best SIMD target (MAROON_TEST_SIMD_TARGETS=ends).
 SKIP='TorchCompare.*:Optim.MatchesTorch*:NN.*Torch*:TinygradNN.*:FloatVsMpfr.*:MnistModels.*Training*:MnistModels.CpuBackend*:Keccak.HashMatchesTinygradsScheme'
 stage "running tests under ASan+UBSan"
+# Each suite as two gtest shards at once (CI's two cores; the slow tests, deep graphs and
+# interrupts, run on one thread each).
+run_shard() {  # SUITE EXE INDEX: one shard; its output kept in build-asan, shown if it fails
+  local log=$asan/$1.shard$3.log
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$3 MAROON_TEST_SIMD_TARGETS=ends "$2" --gtest_brief=1 \
+    --gtest_filter="-$SKIP" >"$log" 2>&1 || { cat "$log"; return 1; }
+}
 for t in "${suites[@]}"; do
   exe=$(find $asan/tests -name "$t" -type f -perm -u+x | head -1)
-  MAROON_TEST_SIMD_TARGETS=ends "$exe" --gtest_brief=1 --gtest_filter="-$SKIP" ||
-    { echo "ci_safety: $t failed under ASan+UBSan"; exit 1; }
+  run_shard "$t" "$exe" 0 & p0=$!
+  run_shard "$t" "$exe" 1 & p1=$!
+  ok=1
+  wait $p0 || ok=0
+  wait $p1 || ok=0
+  [ $ok = 1 ] || { echo "ci_safety: $t failed under ASan+UBSan"; exit 1; }
   stage "  $t passed"
 done
 # The `maroon` command: a short run, its record and weights read back, and bad input (exit
@@ -123,7 +138,7 @@ printf '%s\n' "${fuzzers[@]#maroon-fuzz-}" | xargs -P "$fuzz_parallel" -I{} bash
 # two test binaries and the engine library they need are built; ONNX, the command and the
 # tools are off.
 tsan_flags="-O1 -g1 -fsanitize=thread -DHWY_COMPILE_ONLY_STATIC=1"
-configure build-tsan "$tsan_flags" -DMAROON_FUZZ=OFF -DMAROON_ONNX=OFF -DMAROON_BUILD_CLI=OFF -DMAROON_BUILD_TOOLS=OFF
+CC=${MAROON_TSAN_CC:-clang-14} CXX=${MAROON_TSAN_CXX:-clang++-14} configure build-tsan "$tsan_flags" -DMAROON_FUZZ=OFF -DMAROON_ONNX=OFF -DMAROON_BUILD_CLI=OFF -DMAROON_BUILD_TOOLS=OFF
 stage "building build-tsan"
 cmake --build build-tsan -j "$jobs" --target maroon_safety_tests maroon_pool_tests
 stage "running the thread tests under TSan"

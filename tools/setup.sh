@@ -16,6 +16,7 @@ MAROON_APT_PACKAGES=(
   doxygen python3-sphinx                # the API reference (tools/docs.sh)
   libcli11-dev nlohmann-json3-dev       # the maroon command: its parsing and its JSON output
   clang-19 libclang-rt-19-dev           # sanitizer builds and libFuzzer (tools/ci_safety.sh)
+  clang-14 libclang-rt-14-dev           # its TSan build (and the determinism matrix)
   libopenmpi-dev openmpi-bin python3-mpi4py  # data-parallel training over MPI (src/dist)
   libssl-dev                            # OpenSSL's SHA-256: the per-step state digest (src/dist)
   libonnx-dev libprotobuf-dev           # ONNX import (src/onnx): ONNX's generated protobuf classes
