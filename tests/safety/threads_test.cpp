@@ -48,9 +48,13 @@ TEST(Threads, AnExceptionInAWorkerReachesTheCaller) {
     }
     for (int i = 0; i < kTasks; ++i) {
       EXPECT_LE(runs[static_cast<size_t>(i)].load(), 1) << "task " << i << " ran twice, " << t << " threads";
-      if (i <= 37) EXPECT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "task " << i << " did not run, " << t << " threads";
+      if (i <= 37) {
+        EXPECT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "task " << i << " did not run, " << t << " threads";
+      }
     }
-    if (t == 1) EXPECT_EQ(ran.load(), 38) << "tasks kept being handed out after the failure";
+    if (t == 1) {
+      EXPECT_EQ(ran.load(), 38) << "tasks kept being handed out after the failure";
+    }
     EXPECT_EQ(std::fegetround(), before) << "rounding mode not restored";
     // The pool is usable afterwards, and no task of the failed region ran after it returned.
     std::atomic<int64_t> sum{0};

@@ -46,7 +46,7 @@ COMPILERS = {  # name: (c++ driver, apt package)
     "clang19": ("clang++-19", "clang-19"),
 }
 CROSS = {  # arch: (toolchain file, multiarch triple, apt packages, dpkg architecture, runner)
-    "i686": ("i686.cmake", "i386-linux-gnu", ["g++-i686-linux-gnu", "libhwy-dev:i386"], "i386", []),
+    "i686": ("i686.cmake", "i386-linux-gnu", ["g++-i686-linux-gnu", "libhwy-dev:i386", "qemu-user"], "i386", []),
     "aarch64": ("aarch64.cmake", "aarch64-linux-gnu",
                 ["g++-aarch64-linux-gnu", "libhwy-dev:arm64", "qemu-user"], "arm64",
                 ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
@@ -86,7 +86,7 @@ class Build:
             return self.reused[3]
         if self.arch == "x86_64":
             return f"{self.compiler} {OPT_LABEL[self.opt]}, x86-64"
-        how = {"i686": "32-bit x86 (SSE2 math), native", "aarch64": "AArch64 under qemu-user",
+        how = {"i686": "32-bit x86 (SSE2 math), native or, where the kernel runs no 32-bit programs, under qemu-i386", "aarch64": "AArch64 under qemu-user",
                "riscv64": "RISC-V 64 under qemu-user"}[self.arch]
         return f"{self.compiler} {OPT_LABEL[self.opt]}, {how}"
 
@@ -225,9 +225,23 @@ def build(b, jobs):
         log(b.error)
 
 
+def runs_natively(b):
+    """Whether this kernel runs the build's programs: an x86-64 kernel without IA-32 emulation
+    (some VMs' and containers') refuses 32-bit ones (ENOEXEC); i686 then runs under qemu-i386."""
+    if not hasattr(b, "native"):
+        try:
+            subprocess.run([b.exe, "--list-simd"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            b.native = True
+        except OSError:
+            b.native = False
+    return b.native
+
+
 def runner(b, qemu_cpu=None):
-    if b.arch in ("x86_64", "i686"):
+    if b.arch == "x86_64" or (b.arch == "i686" and runs_natively(b)):
         return []
+    if b.arch == "i686":  # -cpu max: the most qemu emulates (qemu 7.2: up to SSE4, no AVX2)
+        return ["qemu-i386", "-cpu", qemu_cpu or "max", "-L", "/usr/i686-linux-gnu"]
     r = list(CROSS[b.arch][4])
     if qemu_cpu:
         r[1:1] = ["-cpu", qemu_cpu]
