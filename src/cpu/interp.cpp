@@ -346,9 +346,9 @@ void run_elementwise(Node& out) {
           int64_t at = 0;
           flat_indices(maps[l], out.shape, p0, 1, &at);
           if (at != filled_at[l]) {  // a new run: fill the tile (and its SIMD slack) once
-            fill[l].resize(kTile + kTilePad);
-            const std::vector<int64_t> same(kTile + kTilePad, at);
-            gather(*leaf->buffer, same.data(), kTile + kTilePad, fill[l].data());
+            fill[l].resize(kTile + kTilePad);  // an affine leaf has no padding: at >= 0
+            const size_t sz = itemsize(leaf->dtype);
+            copy_strided(leaf->buffer->bytes() + at * sz, sz, 0, kTile + kTilePad, fill[l].data());
             filled_at[l] = at;
           }
           direct[l] = fill[l].data();
