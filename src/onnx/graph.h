@@ -84,6 +84,14 @@ void add_scatter_ops(OpTable& t);
 void add_loss_ops(OpTable& t);
 void add_misc_ops(OpTable& t);
 void add_resize_ops(OpTable& t);
+void add_rnn_ops(OpTable& t);
+void add_sequence_ops(OpTable& t);
+void add_unpool_ops(OpTable& t);
+void add_window_ops(OpTable& t);
+void add_quantize_ops(OpTable& t);
+void add_nms_ops(OpTable& t);
+void add_unique_ops(OpTable& t);
+void add_gridsample_ops(OpTable& t);
 
 // Index values checked against [-n, n) on the host (realizes them) and made non-negative, as
 // int64: ONNX calls an index out of range an error, and an adversarial model must not read a

@@ -83,6 +83,14 @@ const OpTable& op_table() {
     add_loss_ops(t);
     add_misc_ops(t);
     add_resize_ops(t);
+    add_rnn_ops(t);
+    add_sequence_ops(t);
+    add_unpool_ops(t);
+    add_window_ops(t);
+    add_quantize_ops(t);
+    add_nms_ops(t);
+    add_unique_ops(t);
+    add_gridsample_ops(t);
     return t;
   }();
   return table;

@@ -48,8 +48,14 @@ std::string compare(const Tensor& got, const Tensor& want, size_t k) {
   if (got.shape() != want.shape())
     return name + " has shape " + maroon::shape_str(got.shape()) + ", expected " + maroon::shape_str(want.shape());
   if (got.bytes() == want.bytes()) return "bits";
-  if (!maroon::is_float(want.dtype())) return name + ": integer values differ";
   std::vector<double> g = got.tolist(), w = want.tolist();
+  if (!maroon::is_float(want.dtype()))  // the first integer that differs
+    for (size_t i = 0; i < g.size(); ++i)
+      if (g[i] != w[i]) {
+        std::ostringstream s;
+        s << name << "[" << i << "] = " << g[i] << ", expected " << w[i] << " (integers)";
+        return s.str();
+      }
   double worst = 0;
   size_t at = 0;
   for (size_t i = 0; i < g.size(); ++i) {
