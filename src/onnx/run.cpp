@@ -91,6 +91,7 @@ const OpTable& op_table() {
     add_nms_ops(t);
     add_unique_ops(t);
     add_gridsample_ops(t);
+    add_det_ops(t);
     return t;
   }();
   return table;

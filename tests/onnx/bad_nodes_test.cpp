@@ -1,6 +1,6 @@
 // Bad attributes and shapes for the operator families added for issue 16's refused list (RNN,
 // GRU, LSTM, ReverseSequence, MaxUnpool, the window functions, the quantize operators,
-// GridSample, NonMaxSuppression, Unique): each is
+// GridSample, NonMaxSuppression, Unique, Det): each is
 // an OnnxError naming the node and the fault, never a crash. And the recurrences with every
 // option the conformance data leaves out (both directions, sequence_lens, peepholes,
 // linear_before_reset, batchwise layout) give the same bits on the reference executor and the
@@ -129,6 +129,14 @@ TEST(OnnxBadNodes, UniqueChecksTheAxis) {
                  set_attr(add_node(g, "Unique", {"X"}, {"Y"}, "bad"), "axis", int64_t{2});
                }),
                "Unique", "axis 2 is out of range for rank 2");
+}
+
+TEST(OnnxBadNodes, DetNeedsSquareMatrices) {
+  expect_named(error_of([](auto* g) {
+                 add_raw_floats(g, "X", ramp(6), {2, 3});
+                 add_node(g, "Det", {"X"}, {"Y"}, "bad");
+               }),
+               "Det", "input must be float (..., M, M), got (2,3)");
 }
 
 // The recurrences' options on both backends: one model, every output, the same bytes.
