@@ -92,6 +92,7 @@ const OpTable& op_table() {
     add_unique_ops(t);
     add_gridsample_ops(t);
     add_det_ops(t);
+    add_qlinear_ops(t);
     return t;
   }();
   return table;

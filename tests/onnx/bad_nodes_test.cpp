@@ -1,6 +1,7 @@
 // Bad attributes and shapes for the operator families added for issue 16's refused list (RNN,
 // GRU, LSTM, ReverseSequence, MaxUnpool, the window functions, the quantize operators,
-// GridSample, NonMaxSuppression, Unique, Det): each is
+// GridSample, NonMaxSuppression, Unique, Det, QLinearMatMul/Conv): each
+// is
 // an OnnxError naming the node and the fault, never a crash. And the recurrences with every
 // option the conformance data leaves out (both directions, sequence_lens, peepholes,
 // linear_before_reset, batchwise layout) give the same bits on the reference executor and the
@@ -137,6 +138,25 @@ TEST(OnnxBadNodes, DetNeedsSquareMatrices) {
                  add_node(g, "Det", {"X"}, {"Y"}, "bad");
                }),
                "Det", "input must be float (..., M, M), got (2,3)");
+}
+
+TEST(OnnxBadNodes, QLinearConvChecksTheBias) {
+  expect_named(error_of([](auto* g) {
+                 auto u8 = [&](const std::string& name, std::vector<int64_t> dims, size_t n) {
+                   auto* t = g->add_initializer();
+                   t->set_name(name);
+                   t->set_data_type(::onnx::TensorProto::UINT8);
+                   for (int64_t d : dims) t->add_dims(d);
+                   t->set_raw_data(std::string(n, '\x03'));
+                 };
+                 u8("X", {1, 1, 3, 3}, 9);
+                 u8("W", {2, 1, 1, 1}, 2);
+                 u8("Z", {}, 1);
+                 add_raw_floats(g, "S", {0.5f}, {});
+                 add_raw_floats(g, "B", {1.0f, 2.0f}, {2});  // float, where int32 is required
+                 add_node(g, "QLinearConv", {"X", "S", "Z", "W", "S", "Z", "S", "Z", "B"}, {"Y"}, "bad");
+               }),
+               "QLinearConv", "B must be int32 with one value per output channel");
 }
 
 // The recurrences' options on both backends: one model, every output, the same bytes.
