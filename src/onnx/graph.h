@@ -94,6 +94,7 @@ void add_unique_ops(OpTable& t);
 void add_gridsample_ops(OpTable& t);
 void add_det_ops(OpTable& t);
 void add_qlinear_ops(OpTable& t);
+void add_roialign_ops(OpTable& t);
 
 // Index values checked against [-n, n) on the host (realizes them) and made non-negative, as
 // int64: ONNX calls an index out of range an error, and an adversarial model must not read a

@@ -93,6 +93,7 @@ const OpTable& op_table() {
     add_gridsample_ops(t);
     add_det_ops(t);
     add_qlinear_ops(t);
+    add_roialign_ops(t);
     return t;
   }();
   return table;

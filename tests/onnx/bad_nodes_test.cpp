@@ -1,7 +1,7 @@
 // Bad attributes and shapes for the operator families added for issue 16's refused list (RNN,
 // GRU, LSTM, ReverseSequence, MaxUnpool, the window functions, the quantize operators,
-// GridSample, NonMaxSuppression, Unique, Det, QLinearMatMul/Conv): each
-// is
+// GridSample, NonMaxSuppression, Unique, Det, QLinearMatMul/Conv,
+// RoiAlign): each is
 // an OnnxError naming the node and the fault, never a crash. And the recurrences with every
 // option the conformance data leaves out (both directions, sequence_lens, peepholes,
 // linear_before_reset, batchwise layout) give the same bits on the reference executor and the
@@ -157,6 +157,16 @@ TEST(OnnxBadNodes, QLinearConvChecksTheBias) {
                  add_node(g, "QLinearConv", {"X", "S", "Z", "W", "S", "Z", "S", "Z", "B"}, {"Y"}, "bad");
                }),
                "QLinearConv", "B must be int32 with one value per output channel");
+}
+
+TEST(OnnxBadNodes, RoiAlignRefusesTheAdaptiveGrid) {
+  expect_named(error_of([](auto* g) {
+                 add_raw_floats(g, "X", ramp(16), {1, 1, 4, 4});
+                 add_raw_floats(g, "R", {0, 0, 2, 2}, {1, 4});
+                 add_raw_ints(g, "I", {0}, {1});
+                 add_node(g, "RoiAlign", {"X", "R", "I"}, {"Y"}, "bad");
+               }),
+               "RoiAlign", "sampling_ratio 0 is refused");
 }
 
 // The recurrences' options on both backends: one model, every output, the same bytes.
