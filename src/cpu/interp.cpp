@@ -214,9 +214,6 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
 
 // ---- elementwise kernels ----
 
-namespace {
-
-// Fills idx[0..n) with leaf buffer indices for flat positions p0.. of `shape`.
 void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64_t* idx) {
   const size_t nd = shape.size();
   std::vector<int64_t> c(nd);
@@ -246,6 +243,8 @@ void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64
     for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
   }
 }
+
+namespace {
 
 // dst[i] = src[i * stride] for i < n, elements of sz bytes: a copy for stride 1, a fill for 0.
 template <class T>

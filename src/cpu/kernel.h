@@ -51,6 +51,10 @@ struct LeafMap {
   void row(const int64_t* coords, int n, int64_t* out) const;
 };
 
+// Fills idx[0..n) with leaf m's buffer indices for flat positions p0.. of `shape` (m's view has
+// that rank; an axis of size 1 there reads coordinate 0).
+void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64_t* idx);
+
 // Evaluates the program for n positions whose leaf buffer indices have been computed per leaf
 // (idx[leaf][i], -1 = padding). Returns the result values (n elements of prog.dtype).
 class TileEval {
@@ -95,6 +99,13 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain = {});
 // (matmul_fold.cpp). False if the pattern differs; then nothing was computed but possibly the
 // MUL's elementwise sources.
 bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain);
+// A sum over one axis of WHERE(mask, v, +0) whose mask's leaves are broadcast along some axes
+// (GATHER's gradient): the mask evaluated on its own positions and only the selected values
+// added, in order (select_reduce.cpp says why the bits are the fold's). False if the pattern
+// differs; then nothing was computed.
+bool try_select_reduce(Node& out);
+// How many sums try_select_reduce has computed in this process (for the harness).
+int64_t select_reduce_runs();
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();

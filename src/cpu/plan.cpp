@@ -143,7 +143,8 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   auto chain = mc.chain.find(&n);
   if (chain == mc.chain.end()) {
     if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }) &&
-        !prof.timed(&n, "window", [&] { return try_window_reduce(n); }))
+        !prof.timed(&n, "window", [&] { return try_window_reduce(n); }) &&
+        !prof.timed(&n, "select", [&] { return try_select_reduce(n); }))
       prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
     return;
   }
