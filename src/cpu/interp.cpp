@@ -281,6 +281,35 @@ void copy_affine(const LeafMap& m, const Shape& shape, int64_t p0, int n, void* 
   }
 }
 
+// A leaf read through one view with a mask (a pad: the gradient of a chunk or a shrink) for
+// flat positions p0.. of `shape` into dst: what gather() reads through flat_indices(), a row
+// segment along the last axis at a time, copied where inside the mask and zero bits elsewhere.
+void copy_masked(const View& v, const Buffer& b, const Shape& shape, int64_t p0, int n, void* dst) {
+  const size_t nd = shape.size(), sz = itemsize(b.dtype);
+  std::vector<int64_t> c(nd);
+  int64_t p = p0;
+  for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
+  uint8_t* out = static_cast<uint8_t*>(dst);
+  const int64_t lo = v.mask[nd - 1].first, hi = v.mask[nd - 1].second, last = v.strides[nd - 1];
+  for (int i = 0; i < n;) {
+    const int seg = static_cast<int>(std::min<int64_t>(n - i, shape[nd - 1] - c[nd - 1]));
+    bool inside = true;
+    int64_t base = v.offset;
+    for (size_t d = 0; d + 1 < nd; ++d) {
+      inside = inside && c[d] >= v.mask[d].first && c[d] < v.mask[d].second;
+      base += c[d] * v.strides[d];
+    }
+    const int64_t a = std::max(c[nd - 1], lo), e = std::min(c[nd - 1] + seg, hi);
+    std::memset(out + i * sz, 0, static_cast<size_t>(seg) * sz);
+    if (inside && a < e)
+      copy_strided(b.bytes() + (base + a * last) * sz, sz, last, static_cast<int>(e - a),
+                   out + (i + a - c[nd - 1]) * sz);
+    i += seg;
+    c[nd - 1] = 0;  // carry into the outer axes
+    for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+  }
+}
+
 }  // namespace
 
 void run_elementwise(Node& out) {
@@ -354,6 +383,10 @@ void run_elementwise(Node& out) {
         } else if (maps[l].affine && !out.shape.empty()) {
           staged[l].resize(kTile + kTilePad, 0);
           copy_affine(maps[l], out.shape, p0, n, staged[l].data());
+          direct[l] = staged[l].data();
+        } else if (leaf->view.views().size() == 1 && !out.shape.empty()) {  // one view, masked
+          staged[l].resize(kTile + kTilePad, 0);
+          copy_masked(leaf->view.views()[0], *leaf->buffer, out.shape, p0, n, staged[l].data());
           direct[l] = staged[l].data();
         } else {
           idx[l].resize(kTile);

@@ -277,6 +277,26 @@ TEST(CpuBackend, FusedChains) {
         Tensor h = prim::add(x, b.expand({3, 5, hw, hw}));
         return prim::where(prim::cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);
       });
+  // Leaves through one masked view (pads), copied row by row: the gradient of a chunk (the
+  // GPT's q, k, v split: three permuted pieces padded back along an outer axis and added) and
+  // pads on the last axis (segments partly inside) and on both, with tiles straddling rows, on
+  // elements of 1, 2, 4 and 8 bytes.
+  for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::UInt8})
+    check("padded pieces added " + std::string(dtype_name(d)), [&] {
+      Gen g(7);
+      auto piece = [&](int64_t at) {
+        std::vector<uint64_t> v(static_cast<size_t>(6 * 4 * 10 * 9));
+        for (auto& x : v) x = g.bits(d);
+        // (6,4,10,9) -> (6,10,4,9) -> (6,10,1,4,9), padded to 3 along axis 2
+        return tensor_of_bits(v, {6, 4, 10, 9}, d).permute({0, 2, 1, 3}).reshape({6, 10, 1, 4, 9})
+            .pad({{0, 0}, {0, 0}, {at, 2 - at}, {0, 0}, {0, 0}});
+      };
+      std::vector<uint64_t> w(static_cast<size_t>(7 * 33 * 5));
+      for (auto& x : w) x = g.bits(d);
+      Tensor edge = tensor_of_bits(w, {7, 33, 5}, d).pad({{1, 2}, {0, 0}, {3, 1}}).reshape({10, 33, 9}).shrink({{0, 10}, {0, 33}, {0, 9}});
+      Tensor sum = prim::add(prim::add(piece(0), piece(1)), piece(2)).reshape({6 * 10 * 3 * 4, 9});
+      return prim::add(sum.shrink({{0, 330}, {0, 9}}).reshape({10, 33, 9}), edge);
+    });
   std::printf("fused chains: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
