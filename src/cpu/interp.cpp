@@ -216,7 +216,7 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
 
 void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64_t* idx) {
   const size_t nd = shape.size();
-  std::vector<int64_t> c(nd);
+  Coords c(nd);
   int64_t p = p0;
   for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
   if (m.affine) {
@@ -269,7 +269,7 @@ void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* ds
 void copy_affine(const LeafMap& m, const Shape& shape, int64_t p0, int n, void* dst) {
   const size_t nd = shape.size(), sz = itemsize(m.node->dtype);
   const uint8_t* src = m.node->buffer->bytes();
-  std::vector<int64_t> c(nd);
+  Coords c(nd);
   int64_t p = p0;
   for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
   for (int i = 0; i < n;) {
@@ -286,7 +286,7 @@ void copy_affine(const LeafMap& m, const Shape& shape, int64_t p0, int n, void* 
 // segment along the last axis at a time, copied where inside the mask and zero bits elsewhere.
 void copy_masked(const View& v, const Buffer& b, const Shape& shape, int64_t p0, int n, void* dst) {
   const size_t nd = shape.size(), sz = itemsize(b.dtype);
-  std::vector<int64_t> c(nd);
+  Coords c(nd);
   int64_t p = p0;
   for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
   uint8_t* out = static_cast<uint8_t*>(dst);

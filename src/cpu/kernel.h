@@ -34,6 +34,23 @@ struct Program {
 // be a realized leaf, for a REDUCE straight over a buffer).
 Program build_program(const Node* root);
 
+// A position's coordinates, on the stack up to kInline axes: a std::vector per tile and leaf
+// was most of the char GPT step's malloc/free time (about 8% of it), on kernels of a few tiles.
+class Coords {
+ public:
+  explicit Coords(size_t nd) : p_(nd <= kInline ? small_ : (big_.resize(nd), big_.data())) {}
+  Coords(const Coords&) = delete;
+  Coords& operator=(const Coords&) = delete;
+  int64_t& operator[](size_t i) { return p_[i]; }
+  int64_t* data() { return p_; }
+
+ private:
+  static constexpr size_t kInline = 12;
+  int64_t small_[kInline];
+  std::vector<int64_t> big_;
+  int64_t* p_;
+};
+
 // How a leaf maps a position to its buffer: affine (one view, no mask: offset + sum of
 // coord * stride), batched (leading batch axes with `strides`, the rest from a table of the
 // inner indices) or general (ShapeTracker::index).

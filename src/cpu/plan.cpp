@@ -28,25 +28,36 @@ bool is_elementwise(const Node& n) { return maroon::is_elementwise(op_info(n.op)
 // consumers can fuse it (elementwise ops and REDUCE) and how many cannot, and how many handles
 // it has in all (a handle outside the schedule means something else can see it).
 struct Consumers {
-  std::unordered_map<const Node*, int> refs, fusable, other;
-  std::unordered_map<const Node*, long> use_count;
-  std::unordered_map<const Node*, const Node*> a_consumer;  // for MAROON_PROFILE's report
+  struct Info {
+    int refs = 0, fusable = 0, other = 0;
+    long use_count = 0;
+    const Node* a_consumer = nullptr;  // for MAROON_PROFILE's report
+  };
+  // One entry per node (five maps of the same keys were a sizeable share of planning's time).
+  std::unordered_map<const Node*, Info> info;
   const Node* root;
 
   explicit Consumers(const std::vector<Node*>& order) : root(order.back()) {
+    info.reserve(order.size() * 2);
     for (Node* n : order) {
       bool fuses = is_elementwise(*n) || n->op == Op::REDUCE;
       for (const NodePtr& s : n->src) {
-        refs[s.get()]++;
-        a_consumer[s.get()] = n;
-        use_count[s.get()] = s.use_count();
-        (fuses ? fusable : other)[s.get()]++;
+        Info& i = info[s.get()];
+        i.refs++;
+        i.a_consumer = n;
+        i.use_count = s.use_count();
+        (fuses ? i.fusable : i.other)++;
       }
     }
   }
+  Info at(const Node* n) const {
+    auto it = info.find(n);
+    return it == info.end() ? Info{} : it->second;
+  }
   // Nothing outside the schedule sees n, and only one scheduled slot reads it.
-  bool private_to_one(const Node* n) {
-    return !n->realized && n != root && refs[n] == 1 && use_count[n] <= refs[n];
+  bool private_to_one(const Node* n) const {
+    const Info i = at(n);
+    return !n->realized && n != root && i.refs == 1 && i.use_count <= i.refs;
   }
 };
 
@@ -65,7 +76,7 @@ struct MatmulChains {
 
 // The movement nodes from n's source down to the first node that is not one, while each is
 // read by nothing else; returns that node.
-Node* movement_chain(Node* n, Consumers& c, std::vector<Node*>* chain) {
+Node* movement_chain(Node* n, const Consumers& c, std::vector<Node*>* chain) {
   Node* m = n->src[0].get();
   while (op_info(m->op).kind == OpKind::Movement && c.private_to_one(m)) {
     chain->push_back(m);
@@ -74,7 +85,7 @@ Node* movement_chain(Node* n, Consumers& c, std::vector<Node*>* chain) {
   return m;
 }
 
-MatmulChains find_matmul_chains(const std::vector<Node*>& order, Consumers& c) {
+MatmulChains find_matmul_chains(const std::vector<Node*>& order, const Consumers& c) {
   MatmulChains mc;
   for (Node* n : order) {
     if (n->op != Op::REDUCE || n->arg.reduce_op != ReduceOp::ADD) continue;
@@ -167,21 +178,22 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
 // million `x + 1` becomes kernels of at most kMaxFusedOps ops (materializing never changes a bit).
 constexpr int kMaxFusedOps = 256;
 
-bool fuses_into_consumers(const Node* n, Consumers& c, const Profiler& prof,
+bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof,
                           std::unordered_map<const Node*, int>& fused_ops) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
   int ops = 1;  // ops in the kernel n would be part of
   for (const NodePtr& s : n->src)
     if (auto f = fused_ops.find(s.get()); f != fused_ops.end()) ops += f->second;
-  bool fuse = n != c.root && c.other[n] == 0 && c.use_count[n] <= c.refs[n] &&
-              c.fusable[n] == c.refs[n] && (c.refs[n] == 1 || one_op) && ops < kMaxFusedOps;
+  const Consumers::Info i = c.at(n);
+  bool fuse = n != c.root && i.other == 0 && i.use_count <= i.refs &&
+              i.fusable == i.refs && (i.refs == 1 || one_op) && ops < kMaxFusedOps;
   if (fuse) fused_ops[n] = ops;
   if (prof.on() && !fuse && n != c.root)
     std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
-                 std::string(op_name(n->op)).c_str(), c.refs[n], c.fusable[n], c.other[n],
-                 c.use_count[n] - c.refs[n], one_op,
-                 c.a_consumer.count(n) ? std::string(op_name(c.a_consumer[n]->op)).c_str() : "-");
+                 std::string(op_name(n->op)).c_str(), i.refs, i.fusable, i.other,
+                 i.use_count - i.refs, one_op,
+                 i.a_consumer ? std::string(op_name(i.a_consumer->op)).c_str() : "-");
   return fuse;
 }
 
@@ -233,6 +245,7 @@ Plan plan(const std::vector<Node*>& order) {
   Profiler prof;
   std::vector<Node*> marked;
   std::unordered_map<const Node*, int> fused_ops;  // ops in the kernel a fused node is part of
+  fused_ops.reserve(order.size());
   for (Node* n : order) {
     Action a;
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;

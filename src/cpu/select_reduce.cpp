@@ -36,17 +36,31 @@ bool affine_leaves(const Program& p, std::vector<LeafMap>* maps) {
 }
 
 // The mask at every position of `ms` (the source shape with the axes no mask leaf moves along
-// set to 1), as 0/1 bytes in row-major order.
+// set to 1), as 0/1 bytes in row-major order. Leaf indices are counted up position by position
+// (an odometer over ms' axes; its last axes are often 1, where row segments are one long).
 std::vector<uint8_t> eval_mask(const Program& prog, const std::vector<LeafMap>& maps, const Shape& ms) {
   const int64_t total = numel(ms);
+  const size_t nd = ms.size(), L = maps.size();
   std::vector<uint8_t> sel(static_cast<size_t>(total));
   TileEval ev(prog);
-  std::vector<std::vector<int64_t>> idx(maps.size(), std::vector<int64_t>(kTile));
+  std::vector<std::vector<int64_t>> idx(L, std::vector<int64_t>(kTile));
   std::vector<const int64_t*> ptrs;
   for (auto& v : idx) ptrs.push_back(v.data());
+  std::vector<int64_t> at(L), c(nd, 0);
+  for (size_t l = 0; l < L; ++l) at[l] = maps[l].offset;
   for (int64_t p0 = 0; p0 < total; p0 += kTile) {
     const int n = static_cast<int>(std::min<int64_t>(kTile, total - p0));
-    for (size_t l = 0; l < maps.size(); ++l) flat_indices(maps[l], ms, p0, n, idx[l].data());
+    for (int i = 0; i < n; ++i) {
+      for (size_t l = 0; l < L; ++l) idx[l][i] = at[l];
+      for (size_t d = nd; d-- > 0;) {  // next position: carry through the axes
+        if (++c[d] < ms[d]) {
+          for (size_t l = 0; l < L; ++l) at[l] += maps[l].strides[d];
+          break;
+        }
+        for (size_t l = 0; l < L; ++l) at[l] -= (ms[d] - 1) * maps[l].strides[d];
+        c[d] = 0;
+      }
+    }
     const uint8_t* r = static_cast<const uint8_t*>(ev.eval(ptrs, n));
     for (int i = 0; i < n; ++i) sel[static_cast<size_t>(p0 + i)] = r[i] != 0;
   }
