@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cpu/kernel.h"
+#include "cpu/matmul_layouts.h"
 
 namespace maroon::cpu {
 
@@ -98,29 +99,71 @@ Split split_axes(const Shape& s, const std::vector<int64_t>& kaxes, const std::v
   return sp;
 }
 
-bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
-                 const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* p) {
-  p->x = operand(xb, xv);
-  p->y = operand(yb, yv);
-  if (!p->x.data || !p->y.data) return false;
+namespace {
+
+// The key a layout is stored under: every input of make_layout, each list preceded by its length
+// so that no two different inputs give the same words.
+void layout_key(const Shape& s, const std::vector<int64_t>& kaxes, const Shape& out_shape, const Operand& x,
+                const Operand& y, std::vector<int64_t>* key) {
+  key->clear();
+  auto list = [&](const std::vector<int64_t>& v) {
+    key->push_back(static_cast<int64_t>(v.size()));
+    key->insert(key->end(), v.begin(), v.end());
+  };
+  list(s);
+  list(kaxes);
+  list(out_shape);
+  list(x.strides);
+  key->push_back(x.offset);
+  list(y.strides);
+  key->push_back(y.offset);
+}
+
+MatmulLayout make_layout(const Shape& s, const std::vector<int64_t>& kaxes, const Shape& out_shape, const Operand& x,
+                         const Operand& y) {
   auto nonzero = [](const std::vector<int64_t>& st) {
     std::vector<bool> m(st.size());
     for (size_t d = 0; d < st.size(); ++d) m[d] = st[d] != 0;
     return m;
   };
-  const Shape& s = xv.shape();
-  p->split = split_axes(s, kaxes, nonzero(p->x.strides), nonzero(p->y.strides));
-  const Split& sp = p->split;
+  MatmulLayout l;
+  l.split = split_axes(s, kaxes, nonzero(x.strides), nonzero(y.strides));
+  const Split& sp = l.split;
   const Shape ostr = contiguous_strides(out_shape);
-  p->kA = offsets(s, kaxes, p->x.strides, 0);
-  p->kB = offsets(s, kaxes, p->y.strides, 0);
-  p->rowA = offsets(s, sp.rows, p->x.strides, 0);
-  p->colB = offsets(s, sp.cols, p->y.strides, 0);
-  p->rowC = offsets(s, sp.rows, ostr, 0);
-  p->colC = offsets(s, sp.cols, ostr, 0);
-  p->batchA = offsets(s, sp.batch, p->x.strides, p->x.offset);
-  p->batchB = offsets(s, sp.batch, p->y.strides, p->y.offset);
-  p->batchC = offsets(s, sp.batch, ostr, 0);
+  l.kA = offsets(s, kaxes, x.strides, 0);
+  l.kB = offsets(s, kaxes, y.strides, 0);
+  l.rowA = offsets(s, sp.rows, x.strides, 0);
+  l.colB = offsets(s, sp.cols, y.strides, 0);
+  l.rowC = offsets(s, sp.rows, ostr, 0);
+  l.colC = offsets(s, sp.cols, ostr, 0);
+  l.batchA = offsets(s, sp.batch, x.strides, x.offset);
+  l.batchB = offsets(s, sp.batch, y.strides, y.offset);
+  l.batchC = offsets(s, sp.batch, ostr, 0);
+  return l;
+}
+
+}  // namespace
+
+bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
+                 const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* p) {
+  p->x = operand(xb, xv);
+  p->y = operand(yb, yv);
+  if (!p->x.data || !p->y.data) return false;
+  const Shape& s = xv.shape();
+  thread_local std::vector<int64_t> key;  // reused: no allocation per call once grown
+  layout_key(s, kaxes, out_shape, p->x, p->y, &key);
+  p->layout = matmul_layout(key, [&] { return make_layout(s, kaxes, out_shape, p->x, p->y); });
+  const MatmulLayout& l = *p->layout;
+  p->split = l.split;
+  p->kA = l.kA;
+  p->kB = l.kB;
+  p->rowA = l.rowA;
+  p->colB = l.colB;
+  p->rowC = l.rowC;
+  p->colC = l.colC;
+  p->batchA = l.batchA;
+  p->batchB = l.batchB;
+  p->batchC = l.batchC;
   return true;
 }
 

@@ -4,6 +4,7 @@
 // columns, where both move are batches; the reduced axes, row-major, are k.
 #pragma once
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/graph.h"
@@ -31,11 +32,20 @@ Split split_axes(const Shape& s, const std::vector<int64_t>& kaxes, const std::v
 // Axes along which an operand read through `view` changes (its strides after the plan, != 0).
 std::vector<bool> moving_axes(const ShapeTracker& view);
 
+// Offsets of every k, row, column and batch coordinate in x, y and the contiguous output: a
+// function of the shapes, axes and strides alone (no data, dtype, SIMD target or thread count),
+// so it is kept between calls (matmul_layouts.h) and shared read-only by the plans that use it.
+struct MatmulLayout {
+  Split split;
+  std::vector<int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
+};
+
 struct MatmulPlan {
   Operand x, y;
   Split split;
-  // Offsets of every k, row, column and batch coordinate in x, y and the contiguous output.
-  std::vector<int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
+  // Views of the offsets in `layout` (swapped by transpose()).
+  std::span<const int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
+  std::shared_ptr<const MatmulLayout> layout;
   // The kernel's arguments, writing into C, nc columns per task.
   GemmArgs args(void* C, int64_t nc) const;
   // The same sums as the product of y and x: rows become columns. Each output is still the sum
