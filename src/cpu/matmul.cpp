@@ -15,6 +15,9 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   if (mul.realized || mul.op != Op::MUL) return false;
   if (out.dtype != DType::Float32 && out.dtype != DType::Float64) return false;
   if (mul.rnd != out.rnd) return false;  // one hardware rounding mode for the whole kernel
+  // Small products fold (below): decided before any view is moved, since a small sum (a
+  // 16-element `(x * y).sum()` from Python) spent more here than in its kernel.
+  if (numel(mul.shape) < 4096) return false;
   const Node& x = *mul.src[0];
   const Node& y = *mul.src[1];
   const Shape& s = out.src[0]->shape;
@@ -39,7 +42,6 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   }
   // An operand still fused (say relu'(h) * grad in a backward pass) is computed into a buffer
   // first: a matmul over it is far faster than folding the whole expression per output.
-  if (numel(mul.shape) < 4096) return false;
   for (const NodePtr& s : mul.src) {
     if (s->realized) continue;
     OpKind k = op_info(s->op).kind;
