@@ -18,21 +18,21 @@ namespace maroon::test {
 namespace {
 
 // x[M,K] @ y[K,N] as the Tensor API writes it.
-Tensor matmul(const Tensor& x, const Tensor& y) {
+Tensor layout_matmul(const Tensor& x, const Tensor& y) {
   int64_t M = x.shape()[0], K = x.shape()[1], N = y.shape()[1];
   return prim::mul(x.reshape({M, K, 1}).expand({M, K, N}), y.reshape({1, K, N}).expand({M, K, N}))
       .reduce(ReduceOp::ADD, {1})
       .reshape({M, N});
 }
 
-struct Variant {
+struct LayoutVariant {
   std::string what;
   bool same_layout;  // whether the base's stored layout is the right one for it
   std::function<Tensor()> build;
 };
 
 // A base product and variants of it, each differing from it in one thing.
-std::vector<Variant> variants(DType d) {
+std::vector<LayoutVariant> layout_variants(DType d) {
   auto data = [d](uint64_t seed, int64_t rows, int64_t cols) {
     Gen g(seed);
     std::vector<uint64_t> v(static_cast<size_t>(rows * cols));
@@ -41,20 +41,20 @@ std::vector<Variant> variants(DType d) {
   };
   DType other = d == DType::Float32 ? DType::Float64 : DType::Float32;
   return {
-      {"base 40x48x36", true, [=] { return matmul(data(1, 40, 48), data(2, 48, 36)); }},
-      {"other data", true, [=] { return matmul(data(3, 40, 48), data(4, 48, 36)); }},
-      {"rounding up", true, [=] { RoundingScope r(Round::Up); return matmul(data(1, 40, 48), data(2, 48, 36)); }},
+      {"base 40x48x36", true, [=] { return layout_matmul(data(1, 40, 48), data(2, 48, 36)); }},
+      {"other data", true, [=] { return layout_matmul(data(3, 40, 48), data(4, 48, 36)); }},
+      {"rounding up", true, [=] { RoundingScope r(Round::Up); return layout_matmul(data(1, 40, 48), data(2, 48, 36)); }},
       {"other dtype", true, [=] {
-         return matmul(data(1, 40, 48).cast(other).realize(), data(2, 48, 36).cast(other).realize());
+         return layout_matmul(data(1, 40, 48).cast(other).realize(), data(2, 48, 36).cast(other).realize());
        }},
-      {"more rows", false, [=] { return matmul(data(1, 41, 48), data(2, 48, 36)); }},
-      {"longer k", false, [=] { return matmul(data(1, 40, 49), data(2, 49, 36)); }},
-      {"more columns", false, [=] { return matmul(data(1, 40, 48), data(2, 48, 37)); }},
-      {"x transposed", false, [=] { return matmul(data(1, 48, 40).permute({1, 0}), data(2, 48, 36)); }},
-      {"y transposed", false, [=] { return matmul(data(1, 40, 48), data(2, 36, 48).permute({1, 0})); }},
-      {"x at an offset", false, [=] { return matmul(data(1, 41, 48).shrink({{1, 41}, {0, 48}}), data(2, 48, 36)); }},
-      {"y at an offset", false, [=] { return matmul(data(1, 40, 48), data(2, 48, 38).shrink({{0, 48}, {2, 38}})); }},
-      {"x row stride", false, [=] { return matmul(data(1, 40, 50).shrink({{0, 40}, {0, 48}}), data(2, 48, 36)); }},
+      {"more rows", false, [=] { return layout_matmul(data(1, 41, 48), data(2, 48, 36)); }},
+      {"longer k", false, [=] { return layout_matmul(data(1, 40, 49), data(2, 49, 36)); }},
+      {"more columns", false, [=] { return layout_matmul(data(1, 40, 48), data(2, 48, 37)); }},
+      {"x transposed", false, [=] { return layout_matmul(data(1, 48, 40).permute({1, 0}), data(2, 48, 36)); }},
+      {"y transposed", false, [=] { return layout_matmul(data(1, 40, 48), data(2, 36, 48).permute({1, 0})); }},
+      {"x at an offset", false, [=] { return layout_matmul(data(1, 41, 48).shrink({{1, 41}, {0, 48}}), data(2, 48, 36)); }},
+      {"y at an offset", false, [=] { return layout_matmul(data(1, 40, 48), data(2, 48, 38).shrink({{0, 48}, {2, 38}})); }},
+      {"x row stride", false, [=] { return layout_matmul(data(1, 40, 50).shrink({{0, 40}, {0, 48}}), data(2, 48, 36)); }},
       {"reduced over the last axis", false, [=] {
          // The base's product shape [40, 48, 36], summed over its last axis: x @ y^T.
          Tensor x = data(1, 40, 36), y = data(2, 48, 36);
@@ -64,7 +64,7 @@ std::vector<Variant> variants(DType d) {
   };
 }
 
-std::vector<uint8_t> on(Backend b, const std::function<Tensor()>& build) {
+std::vector<uint8_t> bits_on(Backend b, const std::function<Tensor()>& build) {
   BackendSettings keep;
   set_backend(b);
   return build().bytes();
@@ -72,12 +72,12 @@ std::vector<uint8_t> on(Backend b, const std::function<Tensor()>& build) {
 
 TEST(CpuBackend, StoredMatmulLayoutGivesTheFreshBits) {
   for (DType d : {DType::Float32, DType::Float64})
-    for (const Variant& v : variants(d)) {
-      const std::vector<uint8_t> want = on(Backend::Ref, v.build);
+    for (const LayoutVariant& v : layout_variants(d)) {
+      const std::vector<uint8_t> want = bits_on(Backend::Ref, v.build);
       cpu::clear_matmul_layouts();
-      const std::vector<uint8_t> fresh = on(Backend::Cpu, v.build);
+      const std::vector<uint8_t> fresh = bits_on(Backend::Cpu, v.build);
       ASSERT_EQ(cpu::matmul_layout_hits(), 0) << v.what;
-      const std::vector<uint8_t> stored = on(Backend::Cpu, v.build);
+      const std::vector<uint8_t> stored = bits_on(Backend::Cpu, v.build);
       EXPECT_EQ(cpu::matmul_layout_hits(), 1) << v.what << ": the second run found its layout";
       EXPECT_EQ(fresh, want) << v.what;
       EXPECT_EQ(stored, fresh) << v.what;
@@ -86,17 +86,17 @@ TEST(CpuBackend, StoredMatmulLayoutGivesTheFreshBits) {
 
 TEST(CpuBackend, MatmulLayoutIsNeverReusedAcrossAChangedField) {
   for (DType d : {DType::Float32, DType::Float64}) {
-    const std::vector<Variant> vs = variants(d);
-    for (const Variant& v : vs) {
-      const std::vector<uint8_t> want = on(Backend::Ref, v.build);
+    const std::vector<LayoutVariant> vs = layout_variants(d);
+    for (const LayoutVariant& v : vs) {
+      const std::vector<uint8_t> want = bits_on(Backend::Ref, v.build);
       cpu::clear_matmul_layouts();
-      on(Backend::Cpu, vs[0].build);  // the base's layout stored
-      EXPECT_EQ(on(Backend::Cpu, v.build), want) << v.what;
+      bits_on(Backend::Cpu, vs[0].build);  // the base's layout stored
+      EXPECT_EQ(bits_on(Backend::Cpu, v.build), want) << v.what;
       EXPECT_EQ(cpu::matmul_layout_hits(), v.same_layout ? 1 : 0) << v.what;
     }
     // All of them in turn with every layout stored, twice: each still the reference's bits.
     for (int round = 0; round < 2; ++round)
-      for (const Variant& v : vs) EXPECT_EQ(on(Backend::Cpu, v.build), on(Backend::Ref, v.build)) << v.what;
+      for (const LayoutVariant& v : vs) EXPECT_EQ(bits_on(Backend::Cpu, v.build), bits_on(Backend::Ref, v.build)) << v.what;
   }
 }
 
