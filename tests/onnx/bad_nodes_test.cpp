@@ -36,7 +36,7 @@ std::vector<float> ramp(size_t n) {
 
 // One node named "bad" over initializers (the graph has no inputs); `fill` adds them and the node.
 template <class F>
-std::string error_of(F fill, int64_t opset = 17) {
+std::string node_error_of(F fill, int64_t opset = 17) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);
@@ -58,7 +58,7 @@ void expect_named(const std::string& e, const std::string& op, const std::string
 
 TEST(OnnxBadNodes, RecurrencesCheckWeightShapes) {
   for (const char* op : {"RNN", "GRU", "LSTM"}) {
-    std::string e = error_of([&](auto* g) {
+    std::string e = node_error_of([&](auto* g) {
       add_raw_floats(g, "X", ramp(12), {2, 2, 3});
       add_raw_floats(g, "W", ramp(15), {1, 5, 3});  // right for RNN with hidden 5 only
       add_raw_floats(g, "R", ramp(25), {1, 5, 5});
@@ -70,7 +70,7 @@ TEST(OnnxBadNodes, RecurrencesCheckWeightShapes) {
 }
 
 TEST(OnnxBadNodes, ReverseSequenceChecksLengths) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(8), {4, 2});
                  add_raw_ints(g, "L", {4, 5}, {2});
                  add_node(g, "ReverseSequence", {"X", "L"}, {"Y"}, "bad");
@@ -79,7 +79,7 @@ TEST(OnnxBadNodes, ReverseSequenceChecksLengths) {
 }
 
 TEST(OnnxBadNodes, MaxUnpoolChecksIndices) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(4), {1, 1, 2, 2});
                  add_raw_ints(g, "I", {0, 3, 16, 5}, {1, 1, 2, 2});
                  auto* n = add_node(g, "MaxUnpool", {"X", "I"}, {"Y"}, "bad");
@@ -90,7 +90,7 @@ TEST(OnnxBadNodes, MaxUnpoolChecksIndices) {
 }
 
 TEST(OnnxBadNodes, WindowsCheckTheSize) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_ints(g, "N", {-3}, {});
                  add_node(g, "HannWindow", {"N"}, {"Y"}, "bad");
                }),
@@ -98,7 +98,7 @@ TEST(OnnxBadNodes, WindowsCheckTheSize) {
 }
 
 TEST(OnnxBadNodes, QuantizeChecksThePerAxisScale) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(6), {2, 3});
                  add_raw_floats(g, "S", {0.5f, 0.25f}, {2});
                  add_node(g, "QuantizeLinear", {"X", "S"}, {"Y"}, "bad");
@@ -107,7 +107,7 @@ TEST(OnnxBadNodes, QuantizeChecksThePerAxisScale) {
 }
 
 TEST(OnnxBadNodes, GridSampleChecksTheGrid) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(8), {1, 2, 2, 2});
                  add_raw_floats(g, "G", ramp(6), {1, 1, 2, 3});
                  add_node(g, "GridSample", {"X", "G"}, {"Y"}, "bad");
@@ -116,7 +116,7 @@ TEST(OnnxBadNodes, GridSampleChecksTheGrid) {
 }
 
 TEST(OnnxBadNodes, NonMaxSuppressionChecksBoxes) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "B", ramp(6), {1, 2, 3});
                  add_raw_floats(g, "S", ramp(2), {1, 1, 2});
                  add_node(g, "NonMaxSuppression", {"B", "S"}, {"Y"}, "bad");
@@ -125,7 +125,7 @@ TEST(OnnxBadNodes, NonMaxSuppressionChecksBoxes) {
 }
 
 TEST(OnnxBadNodes, UniqueChecksTheAxis) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(6), {2, 3});
                  set_attr(add_node(g, "Unique", {"X"}, {"Y"}, "bad"), "axis", int64_t{2});
                }),
@@ -133,7 +133,7 @@ TEST(OnnxBadNodes, UniqueChecksTheAxis) {
 }
 
 TEST(OnnxBadNodes, DetNeedsSquareMatrices) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(6), {2, 3});
                  add_node(g, "Det", {"X"}, {"Y"}, "bad");
                }),
@@ -141,7 +141,7 @@ TEST(OnnxBadNodes, DetNeedsSquareMatrices) {
 }
 
 TEST(OnnxBadNodes, QLinearConvChecksTheBias) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  auto u8 = [&](const std::string& name, std::vector<int64_t> dims, size_t n) {
                    auto* t = g->add_initializer();
                    t->set_name(name);
@@ -160,7 +160,7 @@ TEST(OnnxBadNodes, QLinearConvChecksTheBias) {
 }
 
 TEST(OnnxBadNodes, RoiAlignRefusesTheAdaptiveGrid) {
-  expect_named(error_of([](auto* g) {
+  expect_named(node_error_of([](auto* g) {
                  add_raw_floats(g, "X", ramp(16), {1, 1, 4, 4});
                  add_raw_floats(g, "R", {0, 0, 2, 2}, {1, 4});
                  add_raw_ints(g, "I", {0}, {1});
