@@ -144,10 +144,8 @@ template <class T, int kMR, int NV, void (*Micro)(const T*, const T*, int, T* co
 void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
   const int64_t NR = NV * static_cast<int64_t>(hn::Lanes(d));
-  const int64_t per_batch = g.tasks_m * g.tasks_n;
-  const int64_t b = task / per_batch, im = (task % per_batch) / g.tasks_n, jn = task % g.tasks_n;
-  const int64_t i0 = im * kGemmMC, j0 = jn * g.span;
-  const int64_t mc = std::min<int64_t>(kGemmMC, g.M - i0), nc = std::min<int64_t>(g.span, g.N - j0);
+  const GemmTaskBox box = gemm_task_box(g, task);
+  const int64_t b = box.b, i0 = box.i0, j0 = box.j0, mc = box.mc, nc = box.nc;
   const int64_t mp = (mc + kMR - 1) / kMR, np = (nc + NR - 1) / NR;
   const int64_t ldc = np * NR;
   T* const C = static_cast<T*>(g.C) + g.batchC[b];

@@ -38,6 +38,18 @@ struct GemmArgs {
   int64_t span;  // columns per task (the last task of a row block may have fewer)
 };
 
+// The block of the output that task `task` computes (batch-major, then row blocks of kGemmMC,
+// then column blocks of `span`): batch b, rows [i0, i0 + mc), columns [j0, j0 + nc).
+struct GemmTaskBox {
+  int64_t b, i0, j0, mc, nc;
+};
+inline GemmTaskBox gemm_task_box(const GemmArgs& g, int64_t task) {
+  const int64_t per_batch = g.tasks_m * g.tasks_n;
+  const int64_t b = task / per_batch, im = (task % per_batch) / g.tasks_n, jn = task % g.tasks_n;
+  const int64_t i0 = im * kGemmMC, j0 = jn * g.span;
+  return {b, i0, j0, std::min<int64_t>(kGemmMC, g.M - i0), std::min<int64_t>(g.span, g.N - j0)};
+}
+
 // Scratch memory kept by a thread between calls (a training loop repeats shapes: fresh pages
 // cost more than packing them), grown without zero-filling: every byte used is written first.
 inline void* scratch(std::unique_ptr<uint64_t[]>* mem, size_t* cap, size_t bytes) {

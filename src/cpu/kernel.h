@@ -108,8 +108,10 @@ void run_elementwise(Node& out);
 void run_reduce(Node& out);
 // The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was
-// computed but possibly the MUL's elementwise sources.
-bool try_matmul(Node& out, const std::vector<Node*>& chain = {});
+// computed but possibly the MUL's elementwise sources. With an epilogue (cpu/epilogue.h) the
+// result is the epilogue's node's, and `out` is left unrealized.
+class Epilogue;
+bool try_matmul(Node& out, const std::vector<Node*>& chain = {}, const Epilogue* epi = nullptr);
 // A sum (REDUCE ADD `out`) read through `chain` (movement nodes down to `mm`'s consumer) of a
 // matmul's result (`mm`, over its MUL through `mm_chain`), computed tile by tile without
 // writing the product out: conv2d's input gradient, whose product is the window tensor

@@ -1,6 +1,7 @@
 // Recognises a matmul in the graph: REDUCE ADD over some axes of MUL(x, y), possibly through
 // movement ops (conv2d's input gradient permutes the product before summing it), where x and y
 // are views of realized buffers (matmul_plan.h says how they become a batched matmul).
+#include "cpu/epilogue.h"
 #include "cpu/gemm.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
@@ -55,7 +56,7 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   return plan.split.M * plan.split.N * plan.split.K >= 4096 && plan.split.M * plan.split.N != 0 && plan.split.K != 0;
 }
 
-bool try_matmul(Node& out, const std::vector<Node*>& chain) {
+bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi) {
   MatmulPlan plan;
   if (!plan_matmul_node(out, chain, &plan)) return false;
   // Output columns far apart and rows adjacent (conv2d: channels a plane apart, positions along
@@ -106,10 +107,13 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain) {
       if (out.rnd != Round::NearestEven) set_hw_round(out.rnd);
       gemm_task(d, g, bp, b * per_batch + t);
       if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+      // The task's block is final and still in cache: the consumer chain runs on it now.
+      if (epi) epi->apply(g, b * per_batch + t);
     }, Round::NearestEven);
   }
-  out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  Node& result = epi ? epi->out() : out;
+  result.buffer = buf;
+  result.view = ShapeTracker::contiguous(result.shape);
   return true;
 }
 

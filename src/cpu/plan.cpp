@@ -10,6 +10,7 @@
 #include "core/counters.h"
 #include "core/interrupt.h"
 #include "cpu/cpu.h"
+#include "cpu/epilogue.h"
 #include "cpu/gather.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
@@ -72,6 +73,14 @@ struct MatmulChains {
   std::unordered_map<const Node*, std::vector<Node*>> chain;  // REDUCE -> its movement nodes
   std::unordered_map<const Node*, std::pair<std::vector<Node*>, Node*>> fold;  // REDUCE -> (chain, matmul)
   std::unordered_set<const Node*> deferred;
+};
+
+// A matmul whose result only one elementwise kernel reads (bias, ReLU, residual add) runs that
+// kernel as its epilogue (cpu/epilogue.h): the REDUCE and the views from the kernel's leaf down
+// to it (leaf first) are deferred to the kernel's node.
+struct EpilogueSite {
+  Node* reduce;
+  std::vector<Node*> views;
 };
 
 // The movement nodes from n's source down to the first node that is not one, while each is
@@ -170,6 +179,24 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
 }
 
+// An elementwise kernel with a matmul as its epilogue (find_epilogue), else the matmul, its views
+// and the kernel one after the other.
+void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Profiler& prof) {
+  Node& r = *site.reduce;
+  auto chain = mc.chain.find(&r);
+  static const std::vector<Node*> none;
+  const std::vector<Node*>& rc = chain == mc.chain.end() ? none : chain->second;
+  Node* leaf = site.views.empty() ? &r : site.views.front();
+  if (prof.timed(&e, "matmul+epi", [&] { return try_matmul_epilogue(r, rc, e, leaf); })) return;
+  run_reduction(r, mc, prof);
+  r.realized = true;
+  for (size_t i = site.views.size(); i-- > 0;) {
+    ref::execute(*site.views[i]);
+    site.views[i]->realized = true;
+  }
+  prof.timed(&e, "elementwise", [&] { run_elementwise(e); return true; });
+}
+
 // An elementwise node is fused into its only consumer when nothing else can see it: no other
 // scheduled consumer, no movement op on it, and no handle outside this graph. A single op over
 // realized leaves (x * w broadcast for conv2d: often the largest tensor in the graph) is
@@ -197,15 +224,63 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
   return fuse;
 }
 
+// Whether `e`, an elementwise node about to be materialized, can be the epilogue of a matmul
+// among its kernel's leaves (nodes already marked realized by the plan's walk). Only when
+// nothing else reads the product, its views or the kernel's fused nodes (no other kernel, no
+// handle outside the schedule: a tensor kept for a gradient is one), the views keep the
+// product's row-major layout, and the dtype stays the product's.
+bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
+                   const std::unordered_map<const Node*, size_t>& scheduled, EpilogueSite* site) {
+  std::unordered_map<const Node*, int> slots;  // source slots of the kernel's nodes pointing at each
+  std::vector<Node*> code{e}, leaves;
+  std::unordered_set<const Node*> seen{e};
+  for (size_t i = 0; i < code.size(); ++i)
+    for (const NodePtr& s : code[i]->src) {
+      ++slots[s.get()];
+      if (!seen.insert(s.get()).second) continue;
+      (s->realized ? leaves : code).push_back(s.get());
+    }
+  auto only_here = [&](const Node* n) {
+    const Consumers::Info i = c.at(n);
+    return n != c.root && slots[n] == i.refs && i.use_count <= i.refs;
+  };
+  for (size_t i = 1; i < code.size(); ++i)
+    if (!only_here(code[i])) return false;
+  auto private_view = [&](const Node* n) {
+    const Consumers::Info i = c.at(n);
+    return n != c.root && i.refs == 1 && i.use_count <= 1;
+  };
+  for (Node* leaf : leaves) {
+    std::vector<Node*> views;
+    Node* r = leaf;
+    while (op_info(r->op).kind == OpKind::Movement && (r == leaf || private_view(r))) {
+      views.push_back(r);
+      r = r->src[0].get();
+    }
+    if (r->op != Op::REDUCE || r->arg.reduce_op != ReduceOp::ADD || r->dtype != e->dtype) continue;
+    if (mc.deferred.count(r) || mc.fold.count(r) || !only_here(leaf) || (r != leaf && !private_view(r))) continue;
+    bool computed_here = scheduled.count(r);  // not realized by an earlier schedule
+    for (const Node* v : views) computed_here = computed_here && scheduled.count(v);
+    if (!computed_here) continue;
+    ShapeTracker v = ShapeTracker::contiguous(r->shape);
+    for (size_t i = views.size(); i-- > 0;) v = ref::movement_view(*views[i], v);
+    if (!v.is_contiguous() || v.shape() != e->shape) continue;
+    *site = {r, std::move(views)};
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // What run() does, decided once: per scheduled node, the path it takes. The decisions depend on
 // the graph (consumer counts, handles, which sources end up materialized) and not on the data,
 // so a captured step (core/jit.cpp) replays them without deciding again.
 struct Plan::Impl {
-  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise };
+  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue };
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
+  std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
 };
 
 Plan::Plan() = default;
@@ -231,6 +306,12 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
   }
   for (const Node* n : old.deferred) now.deferred.insert(node(n));
   old = std::move(now);
+  std::unordered_map<const Node*, EpilogueSite> epilogues;
+  for (auto& [n, site] : impl_->epilogues) {
+    nodes(site.views);
+    epilogues[node(n)] = {node(site.reduce), std::move(site.views)};
+  }
+  impl_->epilogues = std::move(epilogues);
 }
 
 // The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
@@ -246,6 +327,7 @@ Plan plan(const std::vector<Node*>& order) {
   std::vector<Node*> marked;
   std::unordered_map<const Node*, int> fused_ops;  // ops in the kernel a fused node is part of
   fused_ops.reserve(order.size());
+  std::unordered_map<const Node*, size_t> step_of;  // steps a later epilogue may defer
   for (Node* n : order) {
     Action a;
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
@@ -255,7 +337,16 @@ Plan plan(const std::vector<Node*>& order) {
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
     else if (fuses_into_consumers(n, consumers, prof, fused_ops)) a = Action::Skip;
     else a = Action::Elementwise;
+    EpilogueSite site;
+    if (a == Action::Elementwise && find_epilogue(n, consumers, p.impl_->chains, step_of, &site)) {
+      // The matmul and its views run at this step, inside this node's kernel.
+      p.impl_->steps[step_of.at(site.reduce)].second = Action::Skip;
+      for (Node* v : site.views) p.impl_->steps[step_of.at(v)].second = Action::Skip;
+      p.impl_->epilogues[n] = std::move(site);
+      a = Action::Epilogue;
+    }
     p.impl_->steps.push_back({n, a});
+    if (a == Action::Reduction || a == Action::Ref) step_of[n] = p.impl_->steps.size() - 1;
     if (a != Action::Skip && !n->realized) {
       n->realized = true;
       marked.push_back(n);
@@ -281,6 +372,7 @@ void execute(const Plan& p) {
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: ref::execute(*n); break;
       case Action::Elementwise: prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; }); break;
+      case Action::Epilogue: run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof); break;
     }
     n->realized = true;
   }

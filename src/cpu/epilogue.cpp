@@ -1,0 +1,190 @@
+// The matmul's epilogue (epilogue.h): after a task of the packed kernel has written its block of
+// the output, the block is rewritten, a run of adjacent elements at a time, by the elementwise
+// chain that consumes the product. Each element of the run is read back as the kernel stored it
+// (rounded, NaN canonical), the chain's other leaves are read through their views at the same
+// positions, and the chain's program is evaluated by TileEval as the fused kernel would: same
+// instructions, same order, same rounding modes, so the same bits.
+#include "cpu/epilogue.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+std::atomic<int64_t> g_runs{0};
+
+template <class T>
+void copy_strided(const T* src, int64_t stride, int n, T* dst) {
+  if (stride == 1) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+  else if (stride == 0) std::fill(dst, dst + n, *src);
+  else for (int i = 0; i < n; ++i) dst[i] = src[i * stride];
+}
+void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* dst) {
+  switch (sz) {
+    case 1: return copy_strided(src, stride, n, static_cast<uint8_t*>(dst));
+    case 2: return copy_strided(reinterpret_cast<const uint16_t*>(src), stride, n, static_cast<uint16_t*>(dst));
+    case 4: return copy_strided(reinterpret_cast<const uint32_t*>(src), stride, n, static_cast<uint32_t*>(dst));
+    default: return copy_strided(reinterpret_cast<const uint64_t*>(src), stride, n, static_cast<uint64_t*>(dst));
+  }
+}
+
+// The coordinates of flat position p of shape s.
+void unravel(const Shape& s, int64_t p, int64_t* c) {
+  for (size_t d = s.size(); d-- > 0;) {
+    c[d] = s[d] ? p % s[d] : 0;
+    p = s[d] ? p / s[d] : 0;
+  }
+}
+
+// Calls f(coords, i, seg) for each piece of positions [p, p + n) of shape s that lies along one
+// row of its last axis (i: the piece's first position, counted from p).
+template <class F>
+void for_row_pieces(const Shape& s, int64_t p, int n, int64_t* c, F&& f) {
+  unravel(s, p, c);
+  if (s.empty()) return f(c, 0, n);
+  const size_t nd = s.size();
+  for (int i = 0; i < n;) {
+    const int seg = static_cast<int>(std::min<int64_t>(n - i, s[nd - 1] - c[nd - 1]));
+    f(c, i, seg);
+    i += seg;
+    c[nd - 1] = 0;  // carry into the outer axes
+    for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < s[d]) break; c[d] = 0; }
+  }
+}
+
+}  // namespace
+
+Epilogue::Epilogue(Node& out, Node* leaf) : out_(out) {
+  // The program is built as the fused kernel's would be, with the product's node as a leaf.
+  const bool was = leaf->realized;
+  leaf->realized = true;
+  prog_ = build_program(&out);
+  leaf->realized = was;
+  const size_t L = prog_.leaves.size();
+  maps_.resize(L);
+  contiguous_.assign(L, false);
+  run_.assign(L, 0);
+  splat_.resize(L);
+  for (size_t l = 0; l < L; ++l) {
+    const Node* n = prog_.leaves[l];
+    if (n == leaf) { self_ = static_cast<int>(l); continue; }
+    maps_[l] = std::make_unique<LeafMap>(n);
+    const LeafMap& m = *maps_[l];
+    contiguous_[l] = n->view.is_contiguous();
+    if (!m.affine || contiguous_[l]) continue;
+    // Positions per element read: the trailing axes along which the leaf does not move (a
+    // bias broadcast over a row or a plane). A run of them is a fill.
+    int64_t r = 1;
+    for (size_t d = out.shape.size(); d-- > 0 && (m.strides[d] == 0 || out.shape[d] == 1);) r *= out.shape[d];
+    run_[l] = r;
+    if (r == numel(out.shape)) {  // one element everywhere: a tile filled once
+      splat_[l].resize(kTile + kTilePad);
+      copy_strided(n->buffer->bytes() + m.offset * itemsize(n->dtype), itemsize(n->dtype), 0, kTile + kTilePad,
+                   splat_[l].data());
+    }
+  }
+}
+
+Epilogue::~Epilogue() = default;
+
+// Positions [p, p + n) of the output, n <= kTile: the chain evaluated there, written over C.
+void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
+  const size_t L = prog_.leaves.size(), osz = itemsize(out_.dtype);
+  // Per thread: one staging tile per leaf and coordinates (a task runs many tiles).
+  thread_local std::vector<std::vector<uint64_t>> staged;
+  thread_local std::vector<int64_t> coords, idx;
+  if (staged.size() < L) staged.resize(L);
+  coords.resize(out_.shape.size() + 1);
+  std::vector<const void*> direct(L, nullptr);
+  std::vector<const int64_t*> idx_ptrs(L, nullptr);
+  for (size_t l = 0; l < L; ++l) {
+    std::vector<uint64_t>& st = staged[l];
+    if (static_cast<int>(l) == self_) {  // the product itself, as the kernel stored it
+      st.resize(kTile + kTilePad);
+      std::memcpy(st.data(), C + p * osz, static_cast<size_t>(n) * osz);
+      direct[l] = st.data();
+      continue;
+    }
+    const Node* leaf = prog_.leaves[l];
+    const LeafMap& m = *maps_[l];
+    const size_t sz = itemsize(leaf->dtype);
+    const uint8_t* src = leaf->buffer->bytes();
+    if (!splat_[l].empty()) {
+      direct[l] = splat_[l].data();
+    } else if (contiguous_[l] && p + n + kTilePad <= leaf->buffer->count) {
+      direct[l] = src + p * sz;  // read in place, SIMD slack inside the buffer
+    } else if (m.affine) {
+      st.resize(kTile + kTilePad);
+      if (run_[l] > 1 && p / run_[l] == (p + n - 1) / run_[l]) {  // one element for the whole tile
+        unravel(out_.shape, p, coords.data());
+        copy_strided(src + m.index(coords.data()) * sz, sz, 0, n, st.data());
+      } else {
+        const int64_t last = out_.shape.empty() ? 0 : m.strides.back();
+        for_row_pieces(out_.shape, p, n, coords.data(), [&](const int64_t* c, int i, int seg) {
+          copy_strided(src + m.index(c) * sz, sz, last, seg, reinterpret_cast<uint8_t*>(st.data()) + i * sz);
+        });
+      }
+      direct[l] = st.data();
+    } else {  // several views or a mask: indices, then a gather (-1 reads zero bits)
+      idx.resize(kTile);
+      for_row_pieces(out_.shape, p, n, coords.data(), [&](const int64_t* c, int i, int seg) {
+        if (out_.shape.empty()) idx[i] = m.index(c);
+        else m.row(c, seg, idx.data() + i);
+      });
+      st.resize(kTile + kTilePad);
+      gather(*leaf->buffer, idx.data(), n, st.data());
+      direct[l] = st.data();
+    }
+  }
+  const void* r = ev.eval(idx_ptrs, n, &direct, nullptr);
+  std::memcpy(C + p * osz, r, static_cast<size_t>(n) * osz);
+}
+
+void Epilogue::run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const {
+  for (int64_t i = 0; i < n; i += kTile) tile(C, p + i, static_cast<int>(std::min<int64_t>(kTile, n - i)), ev);
+}
+
+void Epilogue::apply(const GemmArgs& g, int64_t task) const {
+  const GemmTaskBox t = gemm_task_box(g, task);
+  if (t.mc <= 0 || t.nc <= 0) return;
+  uint8_t* C = static_cast<uint8_t*>(g.C);
+  const int64_t* rowC = g.rowC + t.i0;
+  const int64_t* colC = g.colC + t.j0;
+  const int64_t base = g.batchC[t.b];  // positions are the output's, for the other leaves
+  TileEval ev(prog_);
+  // Runs of positions adjacent in the output: along each row when the columns are adjacent (a
+  // row-major product, or conv2d's planes computed transposed), else along each column when
+  // the rows are (conv2d's positions by channels).
+  const bool cols_adjacent = t.nc > 1 && colC[1] == colC[0] + 1;
+  const bool rows_adjacent = t.mc > 1 && rowC[1] == rowC[0] + 1;
+  if (cols_adjacent || !rows_adjacent) {
+    for (int64_t i = 0; i < t.mc; ++i)
+      for (int64_t ja = 0, jb; ja < t.nc; ja = jb) {
+        for (jb = ja + 1; jb < t.nc && colC[jb] == colC[jb - 1] + 1;) ++jb;
+        run(C, base + rowC[i] + colC[ja], jb - ja, ev);
+      }
+    return;
+  }
+  for (int64_t j = 0; j < t.nc; ++j)
+    for (int64_t ia = 0, ib; ia < t.mc; ia = ib) {
+      for (ib = ia + 1; ib < t.mc && rowC[ib] == rowC[ib - 1] + 1;) ++ib;
+      run(C, base + rowC[ia] + colC[j], ib - ia, ev);
+    }
+}
+
+bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf) {
+  if (out.dtype != reduce.dtype) return false;
+  const Epilogue epi(out, leaf);
+  if (!try_matmul(reduce, chain, &epi)) return false;
+  ++g_runs;
+  return true;
+}
+
+int64_t matmul_epilogue_runs() { return g_runs.load(); }
+
+}  // namespace maroon::cpu

@@ -1,0 +1,50 @@
+// The matmul's epilogue (issue 16): an elementwise chain that reads a matmul's result (a bias
+// add, a ReLU, a residual add) run on each task's part of the output right after the kernel
+// wrote it, while it is still in cache, instead of as a separate pass over the whole output.
+// The chain receives each element as the matmul rounded it and runs the same instructions
+// (exec_instr, the fused kernels' code) in the same order: the same bits as the separate pass.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "core/graph.h"
+#include "cpu/gemm.h"
+#include "cpu/kernel.h"
+
+namespace maroon::cpu {
+
+class Epilogue {
+ public:
+  // `out` is the chain's materialized node; `leaf` the node of its chain that reads the product
+  // (the REDUCE, or a view of it that keeps its row-major layout); the chain's other leaves are
+  // realized. The result has out's dtype, which is the product's.
+  Epilogue(Node& out, Node* leaf);
+  ~Epilogue();
+  Node& out() const { return out_; }
+  // Replaces the outputs of task `task` of the product g (gemm_task's split) in place by the
+  // chain's values at their positions.
+  void apply(const GemmArgs& g, int64_t task) const;
+
+ private:
+  void run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const;
+  void tile(uint8_t* C, int64_t p, int n, TileEval& ev) const;
+
+  Node& out_;
+  Program prog_;
+  int self_ = -1;                                // the leaf that reads the product
+  std::vector<std::unique_ptr<LeafMap>> maps_;   // the other leaves' maps (null for self_)
+  std::vector<bool> contiguous_;
+  std::vector<int64_t> run_;                     // affine leaves: positions per element read
+  std::vector<std::vector<uint64_t>> splat_;     // leaves that read one element everywhere
+};
+
+// The matmul of REDUCE `reduce` (as try_matmul takes it, with its movement `chain`) with the
+// epilogue of `out` over `leaf`: realizes `out`, leaving `reduce` and the views between it and
+// `leaf` unrealized (nothing else reads them). False, having computed nothing but possibly the
+// product's elementwise factors, when try_matmul would decline.
+bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf);
+
+// How many matmuls ran with an epilogue in this process (the harness checks that its cases did).
+int64_t matmul_epilogue_runs();
+
+}  // namespace maroon::cpu
