@@ -98,13 +98,23 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
   // Per thread: one staging tile per leaf and coordinates (a task runs many tiles).
   thread_local std::vector<std::vector<uint64_t>> staged;
   thread_local std::vector<int64_t> coords, idx;
+  thread_local std::vector<const void*> direct;
+  thread_local std::vector<const int64_t*> idx_ptrs;
   if (staged.size() < L) staged.resize(L);
   coords.resize(out_.shape.size() + 1);
-  std::vector<const void*> direct(L, nullptr);
-  std::vector<const int64_t*> idx_ptrs(L, nullptr);
+  direct.assign(L, nullptr);
+  idx_ptrs.assign(L, nullptr);
+  // A run of whole vectors of every target (kTilePad elements: SIMD loops read and write
+  // nothing past it) is read and written in place; otherwise it is staged, since reading past
+  // it would read elements that another task may be writing.
+  const bool whole = n % kTilePad == 0;
   for (size_t l = 0; l < L; ++l) {
     std::vector<uint64_t>& st = staged[l];
     if (static_cast<int>(l) == self_) {  // the product itself, as the kernel stored it
+      if (whole) {
+        direct[l] = C + p * osz;
+        continue;
+      }
       st.resize(kTile + kTilePad);
       std::memcpy(st.data(), C + p * osz, static_cast<size_t>(n) * osz);
       direct[l] = st.data();
@@ -141,8 +151,10 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
       direct[l] = st.data();
     }
   }
-  const void* r = ev.eval(idx_ptrs, n, &direct, nullptr);
-  std::memcpy(C + p * osz, r, static_cast<size_t>(n) * osz);
+  // In place: each instruction reads an element before it writes that element, and only the
+  // last one writes the output.
+  const void* r = ev.eval(idx_ptrs, n, &direct, whole ? C + p * osz : nullptr);
+  if (r != C + p * osz) std::memcpy(C + p * osz, r, static_cast<size_t>(n) * osz);
 }
 
 void Epilogue::run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const {
@@ -162,19 +174,20 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   // the rows are (conv2d's positions by channels).
   const bool cols_adjacent = t.nc > 1 && colC[1] == colC[0] + 1;
   const bool rows_adjacent = t.mc > 1 && rowC[1] == rowC[0] + 1;
-  if (cols_adjacent || !rows_adjacent) {
-    for (int64_t i = 0; i < t.mc; ++i)
-      for (int64_t ja = 0, jb; ja < t.nc; ja = jb) {
-        for (jb = ja + 1; jb < t.nc && colC[jb] == colC[jb - 1] + 1;) ++jb;
-        run(C, base + rowC[i] + colC[ja], jb - ja, ev);
-      }
-    return;
+  const bool along_rows = cols_adjacent || !rows_adjacent;
+  // The runs are the same in every row (column): found once per task, as (first, length).
+  const int64_t* along = along_rows ? colC : rowC;
+  const int64_t len = along_rows ? t.nc : t.mc, across = along_rows ? t.mc : t.nc;
+  thread_local std::vector<int64_t> runs;
+  runs.clear();
+  for (int64_t a = 0, e; a < len; a = e) {
+    for (e = a + 1; e < len && along[e] == along[e - 1] + 1;) ++e;
+    runs.push_back(a);
+    runs.push_back(e - a);
   }
-  for (int64_t j = 0; j < t.nc; ++j)
-    for (int64_t ia = 0, ib; ia < t.mc; ia = ib) {
-      for (ib = ia + 1; ib < t.mc && rowC[ib] == rowC[ib - 1] + 1;) ++ib;
-      run(C, base + rowC[ia] + colC[j], ib - ia, ev);
-    }
+  const int64_t* other = along_rows ? rowC : colC;
+  for (int64_t i = 0; i < across; ++i)
+    for (size_t k = 0; k < runs.size(); k += 2) run(C, base + other[i] + along[runs[k]], runs[k + 1], ev);
 }
 
 bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf) {

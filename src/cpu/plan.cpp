@@ -79,8 +79,9 @@ struct MatmulChains {
 // kernel as its epilogue (cpu/epilogue.h): the REDUCE and the views from the kernel's leaf down
 // to it (leaf first) are deferred to the kernel's node.
 struct EpilogueSite {
-  Node* reduce;
+  Node* reduce = nullptr;
   std::vector<Node*> views;
+  int ops = 0;  // in the kernel (capped as fused kernels are: kMaxFusedOps)
 };
 
 // The movement nodes from n's source down to the first node that is not one, while each is
@@ -229,8 +230,12 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
 // nothing else reads the product, its views or the kernel's fused nodes (no other kernel, no
 // handle outside the schedule: a tensor kept for a gradient is one), the views keep the
 // product's row-major layout, and the dtype stays the product's.
+// A kernel whose leaf is an earlier such kernel read by nothing else (a bias add read twice by
+// the ReLU after it) takes over its epilogue: that node is fused into this one (*absorbed).
 bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
-                   const std::unordered_map<const Node*, size_t>& scheduled, EpilogueSite* site) {
+                   const std::unordered_map<const Node*, size_t>& scheduled,
+                   const std::unordered_map<const Node*, EpilogueSite>& earlier, EpilogueSite* site,
+                   Node** absorbed) {
   std::unordered_map<const Node*, int> slots;  // source slots of the kernel's nodes pointing at each
   std::vector<Node*> code{e}, leaves;
   std::unordered_set<const Node*> seen{e};
@@ -250,6 +255,16 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
     const Consumers::Info i = c.at(n);
     return n != c.root && i.refs == 1 && i.use_count <= 1;
   };
+  const int ops = static_cast<int>(code.size());
+  for (Node* leaf : leaves) {
+    auto it = earlier.find(leaf);
+    if (it == earlier.end() || leaf->dtype != e->dtype || !only_here(leaf) || it->second.ops + ops >= kMaxFusedOps)
+      continue;
+    *site = it->second;
+    site->ops += ops;
+    *absorbed = leaf;
+    return true;
+  }
   for (Node* leaf : leaves) {
     std::vector<Node*> views;
     Node* r = leaf;
@@ -265,7 +280,7 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
     ShapeTracker v = ShapeTracker::contiguous(r->shape);
     for (size_t i = views.size(); i-- > 0;) v = ref::movement_view(*views[i], v);
     if (!v.is_contiguous() || v.shape() != e->shape) continue;
-    *site = {r, std::move(views)};
+    *site = {r, std::move(views), ops};
     return true;
   }
   return false;
@@ -309,7 +324,7 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
   std::unordered_map<const Node*, EpilogueSite> epilogues;
   for (auto& [n, site] : impl_->epilogues) {
     nodes(site.views);
-    epilogues[node(n)] = {node(site.reduce), std::move(site.views)};
+    epilogues[node(n)] = {node(site.reduce), std::move(site.views), site.ops};
   }
   impl_->epilogues = std::move(epilogues);
 }
@@ -338,15 +353,22 @@ Plan plan(const std::vector<Node*>& order) {
     else if (fuses_into_consumers(n, consumers, prof, fused_ops)) a = Action::Skip;
     else a = Action::Elementwise;
     EpilogueSite site;
-    if (a == Action::Elementwise && find_epilogue(n, consumers, p.impl_->chains, step_of, &site)) {
-      // The matmul and its views run at this step, inside this node's kernel.
-      p.impl_->steps[step_of.at(site.reduce)].second = Action::Skip;
-      for (Node* v : site.views) p.impl_->steps[step_of.at(v)].second = Action::Skip;
+    Node* absorbed = nullptr;
+    if (a == Action::Elementwise &&
+        find_epilogue(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues, &site, &absorbed)) {
+      if (absorbed) {  // fused into this kernel, which takes over its matmul
+        p.impl_->steps[step_of.at(absorbed)].second = Action::Skip;
+        p.impl_->epilogues.erase(absorbed);
+        absorbed->realized = false;
+      } else {  // the matmul and its views run at this step, inside this node's kernel
+        p.impl_->steps[step_of.at(site.reduce)].second = Action::Skip;
+        for (Node* v : site.views) p.impl_->steps[step_of.at(v)].second = Action::Skip;
+      }
       p.impl_->epilogues[n] = std::move(site);
       a = Action::Epilogue;
     }
     p.impl_->steps.push_back({n, a});
-    if (a == Action::Reduction || a == Action::Ref) step_of[n] = p.impl_->steps.size() - 1;
+    if (a == Action::Reduction || a == Action::Ref || a == Action::Epilogue) step_of[n] = p.impl_->steps.size() - 1;
     if (a != Action::Skip && !n->realized) {
       n->realized = true;
       marked.push_back(n);
