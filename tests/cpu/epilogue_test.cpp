@@ -182,13 +182,19 @@ TEST(CpuBackend, MatmulEpilogueIsOneKernel) {
   const int64_t fused = kernels([&] { return relu_where(mm(x, w).add(b)); });
   EXPECT_EQ(cpu::matmul_epilogue_runs(), before + 1);
   EXPECT_EQ(fused, 1);
+  // A residual add (read twice by the ReLU after it, so materialized on its own before) and
+  // the ReLU: still one kernel with the matmul.
+  Tensor res = data(DType::Float32, {64, 96}, 63);
+  res.realize();
+  EXPECT_EQ(kernels([&] { return relu_where(mm(x, w).add(b).add(res)); }), 1);
+  EXPECT_EQ(cpu::matmul_epilogue_runs(), before + 2);
   // The same product read twice: the matmul and the chain are two kernels (cat is a third).
   const int64_t apart = kernels([&] {
     Tensor h = mm(x, w);
     return relu_where(h.add(b)).cat({h});
   });
   EXPECT_GE(apart, 2);
-  EXPECT_EQ(cpu::matmul_epilogue_runs(), before + 1);
+  EXPECT_EQ(cpu::matmul_epilogue_runs(), before + 2);
 }
 
 }  // namespace
