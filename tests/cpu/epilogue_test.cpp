@@ -72,8 +72,9 @@ TEST(CpuBackend, MatmulEpilogueBiasReluResidual) {
     for (Size s : sizes)
       for (Round r : kAllRounds) {
         // Every rounding mode on the small product; the larger ones (slow on the reference
-        // executor) in two.
+        // executor) in two, and in float32 only.
         if (s.m != 33 && r != Round::NearestEven && r != Round::Down) continue;
+        if (d == DType::Float64 && s.m * s.n > 10000) continue;  // float64: the small products
         const std::string tag = std::string(dtype_name(d)) + " " + size_str(s) + " " + std::string(round_name(r));
         const uint64_t seed = static_cast<uint64_t>(s.m * 131 + s.n + static_cast<int>(r) * 7);
         const bool specials = r == Round::NearestEven || r == Round::Down;
