@@ -22,10 +22,13 @@ import datetime
 import os
 import platform
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.join(ROOT, "tools", "determinism")
@@ -36,6 +39,10 @@ OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "
 CLASSES = ([f"ops:{c}" for c in OPS] + [f"ops-small:{c}" for c in OPS] +
            ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train", "onnx:infer"])
 MLP_STEPS, CNN_STEPS, CNN_BATCH = 50, 10, 2
+# An emulated run's wall-clock limit is --timeout times this: qemu-user runs the battery 10-30x
+# slower than the host, and on a loaded machine its wall time is several times its CPU time
+# (i686's CNN run under qemu-i386: minutes of CPU).
+QEMU_TIMEOUT_FACTOR = 4
 CHAR_STEPS = 3  # the character GPT's steps: tests/data/char_gpt_digest.txt's run
 
 OPT = {"O0": "-O0", "O2": "-O2 -DNDEBUG", "O3n": "-O3 -march=native -DNDEBUG"}
@@ -110,6 +117,7 @@ class Run:
         self.char = (models and backend == "cpu") if char is None else char
         self.cnn, self.models, self.qemu_cpu, self.small = cnn, models, qemu_cpu, small
         self.lines, self.header, self.seconds, self.error, self.isa = {}, "", 0.0, None, ""
+        self.cpu_seconds = 0.0  # user + system time of the battery (and its qemu), all threads
 
     def label(self):
         parts = [self.build.name]
@@ -133,6 +141,34 @@ def log(msg):
 
 def sh(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+LIVE = set()  # battery processes running now, killed if the matrix is interrupted
+
+
+def sh_timed(cmd, env, timeout):
+    """Runs cmd to its end or for timeout wall seconds: (exit status or None if timed out, output,
+    CPU seconds of the process and its threads). The CPU time, unlike the wall time, does not
+    depend on the machine's load (os.wait4's resource usage of this one child)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    LIVE.add(p)
+    expired = threading.Event()
+
+    def kill():
+        expired.set()
+        p.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+        LIVE.discard(p)
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    p.stdout.close()
+    return (None if expired.is_set() else p.returncode), out, usage.ru_utime + usage.ru_stime
 
 
 # ---------------------------------------------------------------- packages
@@ -176,6 +212,8 @@ def configure_args(b):
     args = ["cmake", "-S", ROOT, "-B", b.dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=None",
             f"-DCMAKE_CXX_FLAGS={OPT[b.opt]}", "-DMAROON_BUILD_TESTS=OFF", "-DMAROON_BUILD_BENCH=OFF",
             "-DMAROON_BUILD_PYTHON=OFF"]
+    if shutil.which("ccache"):  # a rerun (or another checkout, with CCACHE_BASEDIR) compiles nothing again
+        args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
     if b.arch == "x86_64":
         args.append(f"-DCMAKE_CXX_COMPILER={COMPILERS[b.compiler][0]}")
     else:
@@ -277,17 +315,19 @@ def execute(run, data_dir, timeout):
             args.append("--no-cnn")
     if run.char:
         args.append(f"--char={CHAR_STEPS}")
+    wrap = runner(b, run.qemu_cpu)
+    if wrap:  # emulated: see QEMU_TIMEOUT_FACTOR
+        timeout *= QEMU_TIMEOUT_FACTOR
     t0 = time.time()
-    try:
-        r = sh(runner(b, run.qemu_cpu) + args, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        run.error = f"timed out after {timeout} s"
-        return
+    rc, out, run.cpu_seconds = sh_timed(wrap + args, env, timeout)
     run.seconds = time.time() - t0
-    if r.returncode != 0:
-        run.error = f"exit {r.returncode}: {r.stdout[-2000:]}"
+    if rc is None:
+        run.error = f"timed out after {timeout} s ({run.cpu_seconds:.0f} CPU s)"
         return
-    for line in r.stdout.splitlines():
+    if rc != 0:
+        run.error = f"exit {rc}: {out[-2000:]}"
+        return
+    for line in out.splitlines():
         if line.startswith("# backend="):
             run.header = line[2:]
         elif line and not line.startswith("#"):
@@ -360,7 +400,7 @@ def plan(ci, anchor_main=False):
                  Run(b, "avx2", 3, "ftz-daz", cnn=False), Run(b, "sse4", 2, "round-up", cnn=False)]
     i = B("i686", "gcc12", "O2")
     runs += [Run(i, "best", 3), Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 2, "ftz-daz", cnn=False),
-             Run(i, "avx2", 8, "round-up", cnn=False)]
+             Run(i, "avx2", 8, "round-up", cnn=False), Run(i, "best", 2, models=False, small=True)]
     r = B("riscv64", "gcc12", "O2")
     runs += [Run(r, "best", 1, cnn=False), Run(r, "best", 1, small=True, models=False),
              Run(r, "best", 3, "round-up", small=True, models=False)]
@@ -537,7 +577,10 @@ def main():
                     "first: the reference the other rows are compared with, e.g. --only i686 --anchor-main")
     ap.add_argument("--no-doc", action="store_true", help="do not write docs/determinism.md")
     ap.add_argument("--build-only", action="store_true", help="build the configurations, run nothing")
-    ap.add_argument("--timeout", type=int, default=3600, help="seconds per battery run")
+    ap.add_argument("--timeout", type=int, default=3600, help="wall seconds per battery run (an emulated "
+                    f"one gets {QEMU_TIMEOUT_FACTOR} times as many)")
+    ap.add_argument("--parallel", type=int, default=1, help="battery runs of a build at once (default 1, so "
+                    "that the seconds each run took are those of an idle machine; the digests do not change)")
     args = ap.parse_args()
     t0 = time.time()
 
@@ -567,15 +610,27 @@ def main():
                     b.simd, b.error = [], "the battery does not start (--list-simd failed)"
             if args.build_only:
                 continue
-            for r in runs:
-                if r.build is not b:
-                    continue
-                if b.error:
+            mine = [r for r in runs if r.build is b]
+            if b.error:
+                for r in mine:
                     r.error = "build not available: " + b.error.splitlines()[0]
-                    continue
+                continue
+
+            def one(r):
                 execute(r, data_dir, args.timeout)
                 log(f"[run] {r.label():52s} {'FAILED ' + r.error.splitlines()[0] if r.error else 'ok'} "
-                    f"{r.seconds:.0f} s")
+                    f"{r.seconds:.0f} s ({r.cpu_seconds:.0f} CPU s)")
+
+            pool = ThreadPoolExecutor(max_workers=max(1, args.parallel))
+            try:
+                for f in [pool.submit(one, r) for r in mine]:
+                    f.result()
+            except BaseException:  # interrupted: stop the running batteries, start no more
+                for p in list(LIVE):
+                    p.kill()
+                raise
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
     except KeyboardInterrupt:
         interrupted = True
         log("matrix: interrupted; reporting what ran")
