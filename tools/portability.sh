@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Portability (issue 21, docs/reliability.md): configures and builds EVERY target -- the libraries,
+# tests, benchmarks, examples, tools, the maroon command, the Python extension and, with clang,
+# the libFuzzer harnesses -- with each supported compiler, in its own directory:
+#
+#   bash tools/portability.sh                      # clang14, clang19, i686, gcc12, in that order
+#   bash tools/portability.sh --only clang14,i686  # some of them
+#
+#   clang14, clang19, gcc12: x86-64, CMake's Release, Python extension and (clang) MAROON_FUZZ=ON
+#   i686: 32-bit x86 with the determinism matrix's cross toolchain
+#         (tools/determinism/toolchains/i686.cmake: Debian's g++-i686-linux-gnu and the :i386
+#         libraries), every target its :i386 libraries allow (see i686_args below)
+#
+# Builds go to build-port/<name> (ccache as the launcher when it is installed). Warnings are
+# handled as in the normal build (-Wall -Wextra, only -Werror=switch): they are counted, not
+# fatal; each build's log is build-port/<name>/build.log. "Every target" is every executable and
+# library CMake defines, EXCLUDE_FROM_ALL ones included (read from CMake's file API), not only
+# `all`. Nothing runs: tools/test.sh and the determinism matrix run what is built.
+# Exits non-zero naming each compiler and target that failed to configure or build.
+# Not in CI (tools/test.sh): four full builds are about an hour of CPU on two cores, without ccache.
+# MAROON_PORT_JOBS (default 2) sets the build's parallelism.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=${MAROON_PORT_JOBS:-2}
+all=(clang14 clang19 i686 gcc12)
+only=("${all[@]}")
+while [ $# -gt 0 ]; do
+  case $1 in
+    --only) IFS=, read -ra only <<<"$2"; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "portability: unknown argument $1 (--only NAME[,NAME], --jobs N)" >&2; exit 2 ;;
+  esac
+done
+for n in "${only[@]}"; do
+  [[ " ${all[*]} " == *" $n "* ]] || { echo "portability: unknown build $n (one of: ${all[*]})" >&2; exit 2; }
+done
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+start=$(date +%s)
+say() { echo "portability: [$(( $(date +%s) - start )) s, load $(cut -d' ' -f1 /proc/loadavg)] $*"; }
+
+native_args() {  # CC CXX FUZZ: an x86-64 build of everything, as tools/build.sh configures it
+  echo -DCMAKE_C_COMPILER="$1" -DCMAKE_CXX_COMPILER="$2" -DCMAKE_BUILD_TYPE=Release \
+    -DMAROON_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 -DMAROON_PYTHON=/usr/bin/python3 \
+    -DMAROON_FUZZ="$3"
+}
+
+# i686: the matrix's toolchain file and Debian's :i386 Highway, GoogleTest, MPFR and GMP
+# (matrix.py installs the first; the others are what the tests need). Left out, each because its
+# 32-bit package is not installed here (it is looked for, so a machine that has it builds it):
+# ONNX import (libonnx-dev:i386 and libprotobuf-dev:i386), MPI (libopenmpi-dev:i386, not
+# installable beside the amd64 one on Debian 12). Never built for i686: the Python extension (a
+# 32-bit module loads only into a 32-bit interpreter, and the build's Python is the x86-64 one).
+i686_args() {
+  local a="-DCMAKE_TOOLCHAIN_FILE=$root/tools/determinism/toolchains/i686.cmake"
+  a+=" -Dhwy_DIR=/usr/lib/i386-linux-gnu/cmake/hwy -DCMAKE_BUILD_TYPE=Release -DMAROON_BUILD_PYTHON=OFF"
+  a+=" -DMAROON_PYTHON=/usr/bin/python3"
+  ls /usr/lib/i386-linux-gnu/libonnx_proto.* >/dev/null 2>&1 || a+=" -DMAROON_ONNX=OFF"
+  ls /usr/lib/i386-linux-gnu/libmpi.so >/dev/null 2>&1 || a+=" -DMAROON_MPI=OFF"
+  echo "$a"
+}
+
+# Every executable and library target of a configured directory (CMake's file API: the query
+# file is written before configuring).
+targets_of() {
+  /usr/bin/python3 - "$1" <<'EOF'
+import glob, json, os, sys
+reply = os.path.join(sys.argv[1], ".cmake", "api", "v1", "reply")
+index = json.load(open(sorted(glob.glob(os.path.join(reply, "index-*.json")))[-1]))
+model = json.load(open(os.path.join(reply, index["reply"]["codemodel-v2"]["jsonFile"])))
+kinds = {"EXECUTABLE", "STATIC_LIBRARY", "SHARED_LIBRARY", "MODULE_LIBRARY", "OBJECT_LIBRARY"}
+for t in model["configurations"][0]["targets"]:
+    if json.load(open(os.path.join(reply, t["jsonFile"])))["type"] in kinds:
+        print(t["name"])
+EOF
+}
+
+failed=()
+summary=()
+for name in "${only[@]}"; do
+  dir=build-port/$name
+  case $name in
+    gcc12) args=$(native_args gcc-12 g++-12 OFF); need=g++-12 ;;
+    clang14) args=$(native_args clang-14 clang++-14 ON); need=clang++-14 ;;
+    clang19) args=$(native_args clang-19 clang++-19 ON); need=clang++-19 ;;
+    i686) args=$(i686_args); need=i686-linux-gnu-g++ ;;
+  esac
+  if ! command -v "$need" >/dev/null; then
+    failed+=("$name: $need is not installed (bash tools/setup.sh; i686: matrix.py --only i686 --build-only installs it)")
+    say "$name: $need not installed"
+    continue
+  fi
+  t0=$(date +%s)
+  mkdir -p "$dir/.cmake/api/v1/query"
+  touch "$dir/.cmake/api/v1/query/codemodel-v2"
+  say "$name: configuring $dir"
+  # shellcheck disable=SC2086  # args is a list of -D words without spaces
+  if ! cmake -S . -B "$dir" -G Ninja "${launcher[@]}" $args >"$dir/configure.log" 2>&1; then
+    tail -20 "$dir/configure.log"
+    failed+=("$name: configure failed (see $dir/configure.log)")
+    continue
+  fi
+  mapfile -t targets < <(targets_of "$dir")
+  say "$name: building ${#targets[@]} targets (-j $jobs)"
+  # -k 0: keep going, so one run names every target that fails.
+  cmake --build "$dir" -j "$jobs" --target "${targets[@]}" -- -k 0 >"$dir/build.log" 2>&1
+  rc=$?
+  warnings=$(grep -c ': warning: ' "$dir/build.log")
+  secs=$(( $(date +%s) - t0 ))
+  if [ $rc -ne 0 ]; then
+    grep -E '^FAILED: |: error: ' "$dir/build.log" | head -40
+    bad=$(grep -oE '^FAILED: .*CMakeFiles/[^/]+\.dir/' "$dir/build.log" | sed -E 's|.*CMakeFiles/([^/]+)\.dir/|\1|' | sort -u | tr '\n' ' ')
+    failed+=("$name: build failed in targets: ${bad:-?} (see $dir/build.log)")
+    summary+=("$name: FAILED after $secs s")
+  else
+    summary+=("$name: ${#targets[@]} targets built, $warnings warnings, $secs s")
+  fi
+  say "${summary[-1]}"
+done
+
+echo
+printf 'portability: %s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'portability: FAILED %s\n' "${failed[@]}"
+  exit 1
+fi
+say "every build passed"
