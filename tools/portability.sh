@@ -57,6 +57,11 @@ i686_args() {
   local a="-DCMAKE_TOOLCHAIN_FILE=$root/tools/determinism/toolchains/i686.cmake"
   a+=" -Dhwy_DIR=/usr/lib/i386-linux-gnu/cmake/hwy -DCMAKE_BUILD_TYPE=Release -DMAROON_BUILD_PYTHON=OFF"
   a+=" -DMAROON_PYTHON=/usr/bin/python3"
+  # GoogleTest's test discovery at ctest time, not after each link: the build runs no 32-bit
+  # program (a kernel without IA-32 emulation refuses them); ctest runs them under qemu-i386
+  # where it is installed.
+  a+=" -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST"
+  command -v qemu-i386 >/dev/null && a+=" -DCMAKE_CROSSCOMPILING_EMULATOR=qemu-i386;-L;/usr/i686-linux-gnu"
   ls /usr/lib/i386-linux-gnu/libonnx_proto.* >/dev/null 2>&1 || a+=" -DMAROON_ONNX=OFF"
   ls /usr/lib/i386-linux-gnu/libmpi.so >/dev/null 2>&1 || a+=" -DMAROON_MPI=OFF"
   echo "$a"
