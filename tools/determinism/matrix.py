@@ -536,8 +536,15 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
         "soft-float oracle, and one MLP step of batch 32 takes over a minute there "
         "(2 MLP steps + 1 CNN step + inference took 157 s).",
         "- CNN training and inference run in 8 of the 16 SIMD x thread runs of gcc12-O2 (threads 1 "
-        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds, i686 and AArch64 "
-        "NEON under qemu (one thread, about 3 minutes); not at -O0, nor on SVE2 and riscv64 under qemu.",
+        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds, i686's best-target "
+        "run (3 threads) and AArch64 NEON under qemu (one thread, about 3 minutes); not at -O0, nor on "
+        "SVE2 and riscv64 under qemu.",
+        "- i686: Debian's cross g++ (SSE2 arithmetic, no x87) and Highway for i386. Where the kernel runs "
+        "no 32-bit programs (ENOEXEC: no IA-32 emulation) its runs go through `qemu-i386 -cpu max`, which "
+        "emulates SSE4 at most: the `avx2 t8 round-up` run then does not run (it does where i686 runs "
+        "natively on an AVX2 CPU). No `onnx:infer`: the cross builds have no ONNX import (the host's "
+        "libonnx and libprotobuf are x86-64 ones; tools/determinism/CMakeLists.txt links it in native "
+        "builds only).",
         "- Under qemu-user the full battery (every op class and the 50-step MNIST MLP) runs on one "
         "thread: with several threads an emulated run crawls (the pool's workers wait on each other on "
         "emulated cores; the full op battery did not finish in 5 minutes on 2 threads, and takes about "
