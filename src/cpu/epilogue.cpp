@@ -18,21 +18,6 @@ namespace {
 
 std::atomic<int64_t> g_runs{0};
 
-template <class T>
-void copy_strided(const T* src, int64_t stride, int n, T* dst) {
-  if (stride == 1) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
-  else if (stride == 0) std::fill(dst, dst + n, *src);
-  else for (int i = 0; i < n; ++i) dst[i] = src[i * stride];
-}
-void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* dst) {
-  switch (sz) {
-    case 1: return copy_strided(src, stride, n, static_cast<uint8_t*>(dst));
-    case 2: return copy_strided(reinterpret_cast<const uint16_t*>(src), stride, n, static_cast<uint16_t*>(dst));
-    case 4: return copy_strided(reinterpret_cast<const uint32_t*>(src), stride, n, static_cast<uint32_t*>(dst));
-    default: return copy_strided(reinterpret_cast<const uint64_t*>(src), stride, n, static_cast<uint64_t*>(dst));
-  }
-}
-
 // The coordinates of flat position p of shape s.
 void unravel(const Shape& s, int64_t p, int64_t* c) {
   for (size_t d = s.size(); d-- > 0;) {

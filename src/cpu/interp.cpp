@@ -246,21 +246,25 @@ void flat_indices(const LeafMap& m, const Shape& shape, int64_t p0, int n, int64
 
 namespace {
 
-// dst[i] = src[i * stride] for i < n, elements of sz bytes: a copy for stride 1, a fill for 0.
 template <class T>
-void copy_strided(const T* src, int64_t stride, int n, T* dst) {
+void copy_strided_as(const T* src, int64_t stride, int n, T* dst) {
   if (stride == 1) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
   else if (stride == 0) std::fill(dst, dst + n, *src);
   else for (int i = 0; i < n; ++i) dst[i] = src[i * stride];
 }
+
+}  // namespace
+
 void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* dst) {
   switch (sz) {
-    case 1: return copy_strided(src, stride, n, static_cast<uint8_t*>(dst));
-    case 2: return copy_strided(reinterpret_cast<const uint16_t*>(src), stride, n, static_cast<uint16_t*>(dst));
-    case 4: return copy_strided(reinterpret_cast<const uint32_t*>(src), stride, n, static_cast<uint32_t*>(dst));
-    default: return copy_strided(reinterpret_cast<const uint64_t*>(src), stride, n, static_cast<uint64_t*>(dst));
+    case 1: return copy_strided_as(src, stride, n, static_cast<uint8_t*>(dst));
+    case 2: return copy_strided_as(reinterpret_cast<const uint16_t*>(src), stride, n, static_cast<uint16_t*>(dst));
+    case 4: return copy_strided_as(reinterpret_cast<const uint32_t*>(src), stride, n, static_cast<uint32_t*>(dst));
+    default: return copy_strided_as(reinterpret_cast<const uint64_t*>(src), stride, n, static_cast<uint64_t*>(dst));
   }
 }
+
+namespace {
 
 // Copies an affine leaf's elements for flat positions p0.. of `shape` into dst (what gather()
 // reads through flat_indices(), without the index list): a row segment along the last axis at a

@@ -129,4 +129,8 @@ int64_t select_reduce_runs();
 // cases take that path).
 int64_t matmul_fold_runs();
 
+// dst[i] = src[i * stride] for i < n, elements of sz bytes (1, 2, 4 or 8): a copy for stride 1, a
+// fill for 0. It moves bits, so every dtype's elements arrive unchanged (interp.cpp).
+void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* dst);
+
 }  // namespace maroon::cpu
