@@ -2,6 +2,7 @@
 // round-to-nearest, no flush-to-zero or denormals-are-zero, whatever the caller had set.
 #pragma once
 #include <cfenv>
+#include <cstdint>
 
 namespace maroon {
 
@@ -13,7 +14,15 @@ class FpEnvGuard {
   FpEnvGuard& operator=(const FpEnvGuard&) = delete;
 
  private:
+  // x86-64: the caller's control registers already held the library's settings (the usual
+  // case), so only the status flags the library may raise are given back on exit (`csr_`,
+  // `x87_status_`); otherwise the whole environment was saved and replaced (`saved_`).
+  bool full_ = true;
   std::fenv_t saved_;
+#if defined(__x86_64__)
+  uint32_t csr_ = 0;
+  uint16_t x87_status_ = 0;
+#endif
 };
 
 // f() under the library's environment. Graph-building code that computes a double from runtime

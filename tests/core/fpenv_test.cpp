@@ -49,5 +49,22 @@ TEST(FpEnv, CallerStateDoesNotChangeBitsAndIsRestored) {
 #endif
 }
 
+// A caller already in the library's settings keeps its exception flags as they were, set or
+// clear: the work raises inexact, underflow and others, which are the library's, not the caller's.
+TEST(FpEnv, CallerExceptionFlagsAreRestored) {
+  const std::vector<uint64_t> clean = workload();
+  std::fenv_t saved;
+  std::fegetenv(&saved);
+  for (int raised : {0, FE_INEXACT, FE_DIVBYZERO | FE_OVERFLOW}) {
+    std::feclearexcept(FE_ALL_EXCEPT);
+    if (raised) std::feraiseexcept(raised);
+    const std::vector<uint64_t> again = workload();
+    const int after = std::fetestexcept(FE_ALL_EXCEPT);
+    std::fesetenv(&saved);
+    EXPECT_EQ(again, clean);
+    EXPECT_EQ(after, raised) << "the caller's exception flags changed";
+  }
+}
+
 }  // namespace
 }  // namespace maroon::test
