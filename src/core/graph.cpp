@@ -12,6 +12,7 @@
 #include "core/checked.h"
 #include "core/fpenv.h"
 #include "core/interrupt.h"
+#include "core/node_map.h"
 #include "cpu/cpu.h"
 #include "maroon/backend.h"
 #include "ref/executor.h"
@@ -81,34 +82,11 @@ NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg
   return n;
 }
 
-namespace {
-
-// The nodes a walk has met: a flat list searched linearly while small (a small op's graph has a
-// handful of nodes, and hashing them was a measurable part of its call), a hash set beyond.
-class SeenSet {
- public:
-  // Whether n was not yet in the set (and is now).
-  bool insert(const Node* n) {
-    if (!big_.empty()) return big_.insert(n).second;
-    if (std::find(small_.begin(), small_.end(), n) != small_.end()) return false;
-    small_.push_back(n);
-    if (small_.size() > kSmall) big_.insert(small_.begin(), small_.end());
-    return true;
-  }
-
- private:
-  static constexpr size_t kSmall = 32;
-  std::vector<const Node*> small_;
-  std::unordered_set<const Node*> big_;
-};
-
-}  // namespace
-
 // post_order (graph.h) over the unrealized nodes, with the set above: the same walk, the same order.
 std::vector<Node*> schedule(const NodePtr& root) {
   std::vector<Node*> order;
   if (root->realized) return order;
-  SeenSet seen;
+  NodeSet seen;
   seen.insert(root.get());
   std::vector<std::pair<Node*, size_t>> stack{{root.get(), 0}};
   while (!stack.empty()) {

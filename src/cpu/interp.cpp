@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 #include <cstring>
-#include <unordered_map>
 
+#include "core/node_map.h"
 #include "cpu/fast_math.h"
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"
@@ -20,18 +20,41 @@ namespace maroon::cpu {
 
 // ---- programs ----
 
+namespace {
+
+// post_order (core/graph.h) entering unrealized nodes only, with a NodeSet for the nodes met:
+// the same walk, the same order, without a hash table per kernel.
+std::vector<Node*> kernel_nodes(Node* root) {
+  std::vector<Node*> order;
+  NodeSet seen;
+  seen.insert(root);
+  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    if (!n->realized && i < n->src.size()) {
+      Node* s = n->src[i++].get();
+      if (seen.insert(s)) stack.push_back({s, 0});
+    } else {
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
 Program build_program(const Node* root) {
   Program p;
   // Realized nodes are leaves (read through their views); the rest is code, in dependency order.
   std::vector<Node*> code_nodes;
-  for (Node* n : post_order(const_cast<Node*>(root), [](const Node*) { return true; },
-                            [](const Node* n) { return !n->realized; }))
+  for (Node* n : kernel_nodes(const_cast<Node*>(root)))
     (n->realized ? p.leaves.push_back(n) : code_nodes.push_back(n));
-  std::unordered_map<const Node*, int> id;
+  NodeMap<int> id;
   const int L = static_cast<int>(p.leaves.size());
   for (int i = 0; i < L; ++i) id[p.leaves[i]] = i;
   for (size_t i = 0; i < code_nodes.size(); ++i) id[code_nodes[i]] = L + static_cast<int>(i);
-  auto value_id = [&](const Node* n) { return id.at(n); };
+  auto value_id = [&](const Node* n) { return *id.find(n); };
   for (const Node* n : code_nodes) {
     Instr ins{};
     ins.op = n->op;
@@ -448,17 +471,74 @@ struct ReducePlan {
   }
 };
 
+// An object this thread reuses from one task to the next, taken from and returned to a
+// per-thread stack (a task nested on the same thread gets its own): its vectors keep their
+// capacity, so a task allocates nothing in the steady state. Fresh kilobyte-sized vectors per
+// task were most of a small op's malloc/free time (and their frees ran malloc_consolidate).
+template <class T>
+class Reused {
+ public:
+  Reused() {
+    auto& free = pool();
+    if (free.empty()) {
+      obj_ = std::make_unique<T>();
+    } else {
+      obj_ = std::move(free.back());
+      free.pop_back();
+    }
+  }
+  ~Reused() { pool().push_back(std::move(obj_)); }
+  Reused(const Reused&) = delete;
+  Reused& operator=(const Reused&) = delete;
+  T& operator*() { return *obj_; }
+
+ private:
+  static std::vector<std::unique_ptr<T>>& pool() {
+    thread_local std::vector<std::unique_ptr<T>> p;
+    return p;
+  }
+  std::unique_ptr<T> obj_;
+};
+
+// A ReduceTask's working memory. Sizes are set per task; contents past what a task writes are
+// whatever an earlier task left (SIMD slack lanes, whose results are never read, as TileEval's).
+struct ReduceScratch {
+  std::vector<std::vector<int64_t>> idx;     // per leaf: buffer indices of the chunk's positions
+  std::vector<const int64_t*> ptrs;
+  std::vector<int64_t> oc;                   // output coordinates, no_ x nd
+  std::vector<std::vector<int64_t>> base;    // affine leaves: index of each output
+  std::vector<int64_t> ostride;              // ... and its step from one output to the next
+  std::vector<char> staging;                 // per leaf: copied in by stage()
+  std::vector<std::vector<uint64_t>> staged; // staged leaves' values
+  std::vector<const void*> direct;           // staged tiles for TileEval, null for the rest
+  std::vector<uint64_t> acc;
+  std::vector<int64_t> rc, full, rcs;        // next reduce coordinate; scratch; the chunk's
+};
+
+// n vectors of at least `size` elements each (new elements zero, kept ones as they were).
+template <class T>
+void size_all(std::vector<std::vector<T>>& v, size_t n, size_t size) {
+  if (v.size() < n) v.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    if (v[i].size() < size) v[i].resize(size, 0);
+}
+
 class ReduceTask {
  public:
   ReduceTask(const ReducePlan& p, int64_t task)
       : p_(p), o0_(task * p.to), no_(static_cast<int>(std::min<int64_t>(p.to, p.O - o0_))), ev_(p.prog),
-        idx_(p.maps.size(), std::vector<int64_t>(kTile)), acc_store_(kTile + kTilePad, 0),
-        rc_(p.nd, 0), full_(p.nd) {
-    for (auto& v : idx_) ptrs_.push_back(v.data());
-    direct_.assign(p.maps.size(), nullptr);
+        s_(*scratch_) {
+    const size_t L = p.maps.size();
+    size_all(s_.idx, L, kTile);
+    s_.ptrs.resize(L);
+    for (size_t l = 0; l < L; ++l) s_.ptrs[l] = s_.idx[l].data();
+    s_.direct.assign(L, nullptr);
+    s_.rc.assign(p.nd, 0);
+    s_.full.resize(p.nd);
+    if (s_.acc.size() < kTile + kTilePad) s_.acc.resize(kTile + kTilePad, 0);
     output_coords();
     affine_bases();
-    acc_ = reinterpret_cast<uint8_t*>(acc_store_.data());
+    acc_ = reinterpret_cast<uint8_t*>(s_.acc.data());
     for (int t = 0; t < no_; ++t) std::memcpy(acc_ + t * p.sz, &p.identity, p.sz);
   }
 
@@ -467,10 +547,10 @@ class ReduceTask {
       const int nr = static_cast<int>(std::min<int64_t>(p_.tr, p_.R - r0));
       chunk_coords(nr);
       for (size_t l = 0; l < p_.maps.size(); ++l) {
-        if (!staged_[l].empty()) stage(l, nr);
+        if (s_.staging[l]) stage(l, nr);
         else leaf_indices(l, nr);
       }
-      fold(static_cast<const uint8_t*>(ev_.eval(ptrs_, nr * no_, &direct_)), nr);
+      fold(static_cast<const uint8_t*>(ev_.eval(s_.ptrs, nr * no_, &s_.direct)), nr);
     }
     std::memcpy(buf.bytes() + o0_ * p_.sz, acc_, no_ * p_.sz);
   }
@@ -480,14 +560,15 @@ class ReduceTask {
   // per axis per output cost more than the fold itself).
   void output_coords() {
     const size_t nd = p_.nd;
-    oc_.resize(static_cast<size_t>(no_) * nd);
+    std::vector<int64_t>& oc = s_.oc;
+    oc.resize(static_cast<size_t>(no_) * nd);
     int64_t p = o0_;
     for (size_t k = nd; k-- > 0;) {
-      oc_[k] = p_.out.shape[k] ? p % p_.out.shape[k] : 0;
+      oc[k] = p_.out.shape[k] ? p % p_.out.shape[k] : 0;
       p = p_.out.shape[k] ? p / p_.out.shape[k] : 0;
     }
     for (int t = 1; t < no_; ++t) {
-      int64_t* c = &oc_[t * nd];
+      int64_t* c = &oc[t * nd];
       std::copy(c - nd, c, c);
       for (size_t k = nd; k-- > 0;) {
         if (++c[k] < p_.out.shape[k]) break;
@@ -501,19 +582,23 @@ class ReduceTask {
   // axes, or over a contiguous last axis), the leaf's values are copied in without an index
   // list (stage()).
   void affine_bases() {
-    base_.resize(p_.maps.size());
-    ostride_.assign(p_.maps.size(), 0);
-    staged_.resize(p_.maps.size());
-    for (size_t l = 0; l < p_.maps.size(); ++l) {
+    const size_t L = p_.maps.size();
+    if (s_.base.size() < L) s_.base.resize(L);
+    if (s_.staged.size() < L) s_.staged.resize(L);
+    s_.ostride.assign(L, 0);
+    s_.staging.assign(L, 0);
+    for (size_t l = 0; l < L; ++l) {
       if (!p_.maps[l].affine) continue;
-      base_[l].resize(no_);
-      for (int t = 0; t < no_; ++t) base_[l][t] = p_.maps[l].index(&oc_[t * p_.nd]);
+      std::vector<int64_t>& base = s_.base[l];
+      base.resize(no_);
+      for (int t = 0; t < no_; ++t) base[t] = p_.maps[l].index(&s_.oc[t * p_.nd]);
       bool arithmetic = true;
-      ostride_[l] = no_ > 1 ? base_[l][1] - base_[l][0] : 0;
-      for (int t = 1; t < no_ && arithmetic; ++t) arithmetic = base_[l][t] - base_[l][t - 1] == ostride_[l];
+      s_.ostride[l] = no_ > 1 ? base[1] - base[0] : 0;
+      for (int t = 1; t < no_ && arithmetic; ++t) arithmetic = base[t] - base[t - 1] == s_.ostride[l];
       if (arithmetic) {
-        staged_[l].assign(kTile + kTilePad, 0);
-        direct_[l] = staged_[l].data();
+        if (s_.staged[l].size() < kTile + kTilePad) s_.staged[l].resize(kTile + kTilePad, 0);
+        s_.staging[l] = 1;
+        s_.direct[l] = s_.staged[l].data();
       }
     }
   }
@@ -523,21 +608,22 @@ class ReduceTask {
     const size_t nd = p_.nd, sz = itemsize(p_.maps[l].node->dtype);
     const LeafMap& m = p_.maps[l];
     const uint8_t* src = m.node->buffer->bytes();
-    uint8_t* dst = reinterpret_cast<uint8_t*>(staged_[l].data());
+    uint8_t* dst = reinterpret_cast<uint8_t*>(s_.staged[l].data());
     for (int j = 0; j < nr; ++j) {
       int64_t rp = 0;
-      for (size_t k = 0; k < nd; ++k) rp += rcs_[j * nd + k] * m.strides[k];
-      copy_strided(src + (base_[l][0] + rp) * sz, sz, ostride_[l], no_, dst + j * no_ * sz);
+      for (size_t k = 0; k < nd; ++k) rp += s_.rcs[j * nd + k] * m.strides[k];
+      copy_strided(src + (s_.base[l][0] + rp) * sz, sz, s_.ostride[l], no_, dst + j * no_ * sz);
     }
   }
 
   // Reduce coordinates of the chunk's nr positions, counted on from the last chunk.
   void chunk_coords(int nr) {
     const size_t nd = p_.nd;
-    rcs_.resize(static_cast<size_t>(nr) * nd);
+    std::vector<int64_t>& rc = s_.rc;
+    s_.rcs.resize(static_cast<size_t>(nr) * nd);
     for (int j = 0; j < nr; ++j) {
-      std::copy(rc_.begin(), rc_.end(), rcs_.begin() + j * nd);
-      for (size_t k = nd; k-- > 0;) { if (++rc_[k] < p_.inner[k]) break; rc_[k] = 0; }
+      std::copy(rc.begin(), rc.end(), s_.rcs.begin() + j * nd);
+      for (size_t k = nd; k-- > 0;) { if (++rc[k] < p_.inner[k]) break; rc[k] = 0; }
     }
   }
 
@@ -545,24 +631,26 @@ class ReduceTask {
   void leaf_indices(size_t l, int nr) {
     const size_t nd = p_.nd;
     const LeafMap& m = p_.maps[l];
-    int64_t* ix = idx_[l].data();
+    int64_t* ix = s_.idx[l].data();
+    const std::vector<int64_t>& rcs = s_.rcs;
     if (m.affine) {
       for (int j = 0; j < nr; ++j) {
         int64_t rp = 0;
-        for (size_t k = 0; k < nd; ++k) rp += rcs_[j * nd + k] * m.strides[k];
-        for (int t = 0; t < no_; ++t) ix[j * no_ + t] = base_[l][t] + rp;
+        for (size_t k = 0; k < nd; ++k) rp += rcs[j * nd + k] * m.strides[k];
+        for (int t = 0; t < no_; ++t) ix[j * no_ + t] = s_.base[l][t] + rp;
       }
       return;
     }
     // Several views: where the last axis is kept, consecutive outputs are a row of the source,
     // walked incrementally (pool's gradient reads through such stacks).
     const bool rows = nd > 0 && p_.inner[nd - 1] == 1;
+    std::vector<int64_t>& full = s_.full;
     for (int j = 0; j < nr; ++j)
       for (int t = 0; t < no_;) {
-        for (size_t k = 0; k < nd; ++k) full_[k] = oc_[t * nd + k] + rcs_[j * nd + k];
-        if (!rows) { ix[j * no_ + t] = m.index(full_.data()); ++t; continue; }
-        const int len = static_cast<int>(std::min<int64_t>(no_ - t, p_.in_shape[nd - 1] - full_[nd - 1]));
-        m.row(full_.data(), len, ix + j * no_ + t);
+        for (size_t k = 0; k < nd; ++k) full[k] = s_.oc[t * nd + k] + rcs[j * nd + k];
+        if (!rows) { ix[j * no_ + t] = m.index(full.data()); ++t; continue; }
+        const int len = static_cast<int>(std::min<int64_t>(no_ - t, p_.in_shape[nd - 1] - full[nd - 1]));
+        m.row(full.data(), len, ix + j * no_ + t);
         t += len;
       }
   }
@@ -592,16 +680,9 @@ class ReduceTask {
   const int64_t o0_;
   const int no_;
   TileEval ev_;
-  std::vector<std::vector<int64_t>> idx_;
-  std::vector<const int64_t*> ptrs_;
-  std::vector<int64_t> oc_;                  // output coordinates, no_ x nd
-  std::vector<std::vector<int64_t>> base_;   // affine leaves: index of each output
-  std::vector<int64_t> ostride_;             // ... and its step from one output to the next
-  std::vector<std::vector<uint64_t>> staged_;  // staged leaves' values (else empty)
-  std::vector<const void*> direct_;          // staged_'s tiles for TileEval, null for the rest
-  std::vector<uint64_t> acc_store_;
+  Reused<ReduceScratch> scratch_;
+  ReduceScratch& s_;
   uint8_t* acc_ = nullptr;
-  std::vector<int64_t> rc_, full_, rcs_;     // next reduce coordinate; scratch; the chunk's
 };
 
 }  // namespace

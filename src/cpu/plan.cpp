@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/counters.h"
+#include "core/node_map.h"
 #include "core/interrupt.h"
 #include "cpu/cpu.h"
 #include "cpu/epilogue.h"
@@ -35,11 +36,10 @@ struct Consumers {
     const Node* a_consumer = nullptr;  // for MAROON_PROFILE's report
   };
   // One entry per node (five maps of the same keys were a sizeable share of planning's time).
-  std::unordered_map<const Node*, Info> info;
+  NodeMap<Info> info;
   const Node* root;
 
   explicit Consumers(const std::vector<Node*>& order) : root(order.back()) {
-    info.reserve(order.size() * 2);
     for (Node* n : order) {
       bool fuses = is_elementwise(*n) || n->op == Op::REDUCE;
       for (const NodePtr& s : n->src) {
@@ -52,8 +52,8 @@ struct Consumers {
     }
   }
   Info at(const Node* n) const {
-    auto it = info.find(n);
-    return it == info.end() ? Info{} : it->second;
+    const Info* i = info.find(n);
+    return i ? *i : Info{};
   }
   // Nothing outside the schedule sees n, and only one scheduled slot reads it.
   bool private_to_one(const Node* n) const {
@@ -206,13 +206,12 @@ void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Pro
 // million `x + 1` becomes kernels of at most kMaxFusedOps ops (materializing never changes a bit).
 constexpr int kMaxFusedOps = 256;
 
-bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof,
-                          std::unordered_map<const Node*, int>& fused_ops) {
+bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, NodeMap<int>& fused_ops) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
   int ops = 1;  // ops in the kernel n would be part of
   for (const NodePtr& s : n->src)
-    if (auto f = fused_ops.find(s.get()); f != fused_ops.end()) ops += f->second;
+    if (const int* f = fused_ops.find(s.get())) ops += *f;
   const Consumers::Info i = c.at(n);
   bool fuse = n != c.root && i.other == 0 && i.use_count <= i.refs &&
               i.fusable == i.refs && (i.refs == 1 || one_op) && ops < kMaxFusedOps;
@@ -233,16 +232,17 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
 // A kernel whose leaf is an earlier such kernel read by nothing else (a bias add read twice by
 // the ReLU after it) takes over its epilogue: that node is fused into this one (*absorbed).
 bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
-                   const std::unordered_map<const Node*, size_t>& scheduled,
+                   const NodeMap<size_t>& scheduled,
                    const std::unordered_map<const Node*, EpilogueSite>& earlier, EpilogueSite* site,
                    Node** absorbed) {
-  std::unordered_map<const Node*, int> slots;  // source slots of the kernel's nodes pointing at each
+  NodeMap<int> slots;  // source slots of the kernel's nodes pointing at each
   std::vector<Node*> code{e}, leaves;
-  std::unordered_set<const Node*> seen{e};
+  NodeSet seen;
+  seen.insert(e);
   for (size_t i = 0; i < code.size(); ++i)
     for (const NodePtr& s : code[i]->src) {
       ++slots[s.get()];
-      if (!seen.insert(s.get()).second) continue;
+      if (!seen.insert(s.get())) continue;
       (s->realized ? leaves : code).push_back(s.get());
     }
   auto only_here = [&](const Node* n) {
@@ -274,8 +274,8 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
     }
     if (r->op != Op::REDUCE || r->arg.reduce_op != ReduceOp::ADD || r->dtype != e->dtype) continue;
     if (mc.deferred.count(r) || mc.fold.count(r) || !only_here(leaf) || (r != leaf && !private_view(r))) continue;
-    bool computed_here = scheduled.count(r);  // not realized by an earlier schedule
-    for (const Node* v : views) computed_here = computed_here && scheduled.count(v);
+    bool computed_here = scheduled.contains(r);  // not realized by an earlier schedule
+    for (const Node* v : views) computed_here = computed_here && scheduled.contains(v);
     if (!computed_here) continue;
     ShapeTracker v = ShapeTracker::contiguous(r->shape);
     for (size_t i = views.size(); i-- > 0;) v = ref::movement_view(*views[i], v);
@@ -340,9 +340,8 @@ Plan plan(const std::vector<Node*>& order) {
   p.impl_->chains = find_matmul_chains(order, consumers);
   Profiler prof;
   std::vector<Node*> marked;
-  std::unordered_map<const Node*, int> fused_ops;  // ops in the kernel a fused node is part of
-  fused_ops.reserve(order.size());
-  std::unordered_map<const Node*, size_t> step_of;  // steps a later epilogue may defer
+  NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
+  NodeMap<size_t> step_of;  // steps a later epilogue may defer
   for (Node* n : order) {
     Action a;
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
@@ -357,12 +356,12 @@ Plan plan(const std::vector<Node*>& order) {
     if (a == Action::Elementwise &&
         find_epilogue(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues, &site, &absorbed)) {
       if (absorbed) {  // fused into this kernel, which takes over its matmul
-        p.impl_->steps[step_of.at(absorbed)].second = Action::Skip;
+        p.impl_->steps[*step_of.find(absorbed)].second = Action::Skip;
         p.impl_->epilogues.erase(absorbed);
         absorbed->realized = false;
       } else {  // the matmul and its views run at this step, inside this node's kernel
-        p.impl_->steps[step_of.at(site.reduce)].second = Action::Skip;
-        for (Node* v : site.views) p.impl_->steps[step_of.at(v)].second = Action::Skip;
+        p.impl_->steps[*step_of.find(site.reduce)].second = Action::Skip;
+        for (Node* v : site.views) p.impl_->steps[*step_of.find(v)].second = Action::Skip;
       }
       p.impl_->epilogues[n] = std::move(site);
       a = Action::Epilogue;
