@@ -76,6 +76,13 @@ DType unify(Op op, std::vector<Tensor>& ts, std::vector<DType> dtypes) {
 }
 
 Tensor binary_op(Op op, Tensor a, Tensor b, DType da, DType db) {
+  // Operands of one shape already in the common dtype (most calls) need neither a cast nor a
+  // broadcast: unify() below would return them as they are, after building three vectors.
+  if (a.shape() == b.shape() && a.dtype() == b.dtype() && concrete(least_upper_dtype(da, db)) == a.dtype()) {
+    check_dtype(op, a.dtype());
+    DType out = op_info(op).kind == OpKind::Compare ? DType::Bool : a.dtype();
+    return make(op, out, a.shape(), {a.node(), b.node()});
+  }
   std::vector<Tensor> ts{a, b};
   DType d = unify(op, ts, {da, db});
   check_dtype(op, d);
