@@ -339,6 +339,39 @@ void copy_masked(const View& v, const Buffer& b, const Shape& shape, int64_t p0,
 
 }  // namespace
 
+namespace {
+
+// An object this thread reuses from one task to the next, taken from and returned to a
+// per-thread stack (a task nested on the same thread gets its own): its vectors keep their
+// capacity, so a task allocates nothing in the steady state. Fresh kilobyte-sized vectors per
+// task were most of a small op's malloc/free time (and their frees ran malloc_consolidate).
+template <class T>
+class Reused {
+ public:
+  Reused() {
+    auto& free = pool();
+    if (free.empty()) {
+      obj_ = std::make_unique<T>();
+    } else {
+      obj_ = std::move(free.back());
+      free.pop_back();
+    }
+  }
+  ~Reused() { pool().push_back(std::move(obj_)); }
+  Reused(const Reused&) = delete;
+  Reused& operator=(const Reused&) = delete;
+  T& operator*() { return *obj_; }
+
+ private:
+  static std::vector<std::unique_ptr<T>>& pool() {
+    thread_local std::vector<std::unique_ptr<T>> p;
+    return p;
+  }
+  std::unique_ptr<T> obj_;
+};
+
+}  // namespace
+
 void run_elementwise(Node& out) {
   Program prog = build_program(&out);
   std::vector<LeafMap> maps;
@@ -364,13 +397,16 @@ void run_elementwise(Node& out) {
     for (size_t d = out.shape.size(); d-- > 0 && (maps[l].strides[d] == 0 || out.shape[d] == 1);) r *= out.shape[d];
     if (r >= kTile) run[l] = r;
   }
-  // Broadcast scalars are expanded into a tile once, shared by every task.
-  std::vector<std::vector<uint64_t>> splat(maps.size());
+  // Broadcast scalars are expanded into a tile once, shared by every task (in tiles this
+  // thread reuses: fresh ones per call were a small op's largest allocations).
+  Reused<std::vector<std::vector<uint64_t>>> splat_tiles;
+  std::vector<std::vector<uint64_t>>& splat = *splat_tiles;
+  if (splat.size() < maps.size()) splat.resize(maps.size());
   for (size_t l = 0; l < maps.size(); ++l) {
     if (!scalar[l]) continue;
     splat[l].resize(kTile + kTilePad);
-    std::vector<int64_t> same(kTile + kTilePad, maps[l].offset);
-    gather(*prog.leaves[l]->buffer, same.data(), kTile + kTilePad, splat[l].data());
+    const Buffer& b = *prog.leaves[l]->buffer;  // gather()'s element size: the buffer's
+    copy_strided(b.bytes() + maps[l].offset * itemsize(b.dtype), itemsize(b.dtype), 0, kTile + kTilePad, splat[l].data());
   }
   // Tiles are grouped into fixed-size tasks: the split never depends on the thread count.
   constexpr int64_t kTilesPerTask = 32;
@@ -380,11 +416,14 @@ void run_elementwise(Node& out) {
     thread_local std::vector<std::vector<int64_t>> idx;
     // Affine leaves' elements, copied row segment by row segment (kept per thread).
     thread_local std::vector<std::vector<uint64_t>> staged;
+    // Leaves constant over the tile, filled once per run (kept per thread; filled_at says
+    // which run this task's tile holds).
+    thread_local std::vector<std::vector<uint64_t>> fill;
     if (idx.size() < maps.size()) idx.resize(maps.size());
     if (staged.size() < maps.size()) staged.resize(maps.size());
+    if (fill.size() < maps.size()) fill.resize(maps.size());
     std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
-    std::vector<std::vector<uint64_t>> fill(maps.size());  // leaves constant over the tile
     std::vector<int64_t> filled_at(maps.size(), -1);
     for (int64_t t = task * kTilesPerTask; t < std::min(tiles, (task + 1) * kTilesPerTask); ++t) {
       int64_t p0 = t * kTile;
@@ -469,35 +508,6 @@ struct ReducePlan {
     hw_round = op_info(combiner(rop)).rounds && out.rnd != Round::NearestEven;
     identity = ref::reduce_identity(rop, d);
   }
-};
-
-// An object this thread reuses from one task to the next, taken from and returned to a
-// per-thread stack (a task nested on the same thread gets its own): its vectors keep their
-// capacity, so a task allocates nothing in the steady state. Fresh kilobyte-sized vectors per
-// task were most of a small op's malloc/free time (and their frees ran malloc_consolidate).
-template <class T>
-class Reused {
- public:
-  Reused() {
-    auto& free = pool();
-    if (free.empty()) {
-      obj_ = std::make_unique<T>();
-    } else {
-      obj_ = std::move(free.back());
-      free.pop_back();
-    }
-  }
-  ~Reused() { pool().push_back(std::move(obj_)); }
-  Reused(const Reused&) = delete;
-  Reused& operator=(const Reused&) = delete;
-  T& operator*() { return *obj_; }
-
- private:
-  static std::vector<std::unique_ptr<T>>& pool() {
-    thread_local std::vector<std::unique_ptr<T>> p;
-    return p;
-  }
-  std::unique_ptr<T> obj_;
 };
 
 // A ReduceTask's working memory. Sizes are set per task; contents past what a task writes are
