@@ -4,6 +4,9 @@ its own. Prints one line: `SECONDS_PER_UNIT UNIT` (the best of several repeats).
 usage: python bench/peers/micro.py LIB WORK THREADS
   LIB   maroon | torch | numpy
   WORK  smallop   ((a+b)*a).sum() on 16 float32 values, read back as a Python float; s per call
+        smallopcpu the same timed in this thread's CPU time (time.thread_time), best of 7 x 3000:
+                  on a shared, loaded machine wall time swings 1.5x between neighbouring runs,
+                  CPU time a few percent (it still counts what sharing a core costs the caches)
         tonumpy   a realized contiguous 64 MiB float32 tensor to a numpy array; s per copy
         fromnumpy a 64 MiB float32 numpy array into a realized tensor; s per copy
         memcpy    np.copyto of 64 MiB into an array written before (memcpy: the bandwidth the two
@@ -27,14 +30,14 @@ import numpy as np  # noqa: E402
 MB64 = 16 * 1024 * 1024  # float32 elements in 64 MiB
 
 
-def best(f, reps, inner=1):
+def best(f, reps, inner=1, clock=time.perf_counter):
     f()  # warm-up: first-touch page faults and lazy initialisation are not the steady state
     t = float("inf")
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(inner):
             f()
-        t = min(t, (time.perf_counter() - t0) / inner)
+        t = min(t, (clock() - t0) / inner)
     return t
 
 
@@ -52,13 +55,16 @@ def main():
     else:
         new, out, realize = np.asarray, np.asarray, (lambda t: t)
 
-    if work == "smallop":
+    if work in ("smallop", "smallopcpu"):
         a, b = new(rng.random(16, np.float32)), new(rng.random(16, np.float32))
         if lib == "numpy":
             f = lambda: float(((a + b) * a).sum())  # noqa: E731
         else:
             f = lambda: ((a + b) * a).sum().item()  # noqa: E731
-        print(best(f, 5, 2000), "s/call")
+        if work == "smallop":
+            print(best(f, 5, 2000), "s/call")
+        else:
+            print(best(f, 7, 3000, time.thread_time), "s/call")
     elif work == "tonumpy":
         x = realize(new(rng.random(MB64, np.float32)))
         if lib == "torch":
