@@ -17,6 +17,16 @@ inline bool adjacent(const int64_t* idx, int64_t n) {
   return true;
 }
 
+// A run of n elements, in 32-byte pieces the compiler inlines: the runs are short (conv2d's
+// output rows of 8 to 32 positions), and a libc memcpy call for each was 7% of a ResNet's run.
+template <class T>
+inline void copy_run(T* dst, const T* src, int64_t n) {
+  constexpr int64_t kPiece = 32 / sizeof(T);
+  int64_t i = 0;
+  for (; i + kPiece <= n; i += kPiece) std::memcpy(dst + i, src + i, 32);
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 // B panels [p0, p1) of batch b, each [k][nr] for every k (columns past N zero), at
 // bpack + p * K * nr. Columns adjacent in memory are copied in runs: all of them for a row-major
 // B, conv2d's positions along a width when its product is computed transposed.
@@ -41,7 +51,7 @@ void pack_b_panels(const GemmArgs& g, int64_t b, int64_t nr, T* bpack, int64_t p
       for (int64_t r = 0; r < nruns; ++r) {
         const int64_t ja = runs[2 * r], len = runs[2 * r + 1];
         if (len == 1) dst[ja] = src[col[ja]];
-        else std::memcpy(dst + ja, src + col[ja], static_cast<size_t>(len) * sizeof(T));
+        else copy_run(dst + ja, src + col[ja], len);
       }
       for (int64_t jj = live; jj < nr; ++jj) dst[jj] = T(0);
     }

@@ -3,6 +3,7 @@
 // are views of realized buffers (matmul_plan.h says how they become a batched matmul).
 #include "cpu/epilogue.h"
 #include "cpu/gemm.h"
+#include "cpu/gemm_local.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/threads.h"
@@ -56,6 +57,16 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   return plan.split.M * plan.split.N * plan.split.K >= 4096 && plan.split.M * plan.split.N != 0 && plan.split.K != 0;
 }
 
+namespace {
+// The product (or the epilogue that took it over) now holds buf.
+bool finish_matmul(Node& out, const Epilogue* epi, std::shared_ptr<Buffer> buf) {
+  Node& result = epi ? epi->out() : out;
+  result.buffer = std::move(buf);
+  result.view = ShapeTracker::contiguous(result.shape);
+  return true;
+}
+}  // namespace
+
 bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi) {
   MatmulPlan plan;
   if (!plan_matmul_node(out, chain, &plan)) return false;
@@ -91,12 +102,16 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   int64_t mr, nr;
   gemm_panel_sizes(d, N, &mr, &nr);
   const size_t sz = itemsize(d);
+  const int64_t per_batch = g.tasks_m * g.tasks_n;
+  if (g.tasks_m == 1) {  // each B panel is read by one task only: that task packs it (matmul_local.cpp)
+    run_local_tasks(d, g, NB, out.rnd, epi);
+    return finish_matmul(out, epi, std::move(buf));
+  }
   // Kept between calls: fresh pages cost more than packing them (a training loop repeats shapes).
   thread_local std::unique_ptr<uint64_t[]> bpack;
   thread_local size_t bcap = 0;
   // workers must not name the thread_local: each has its own
   void* const bp = scratch(&bpack, &bcap, static_cast<size_t>((N + nr - 1) / nr * nr * K) * sz);
-  const int64_t per_batch = g.tasks_m * g.tasks_n;
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).
     const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 16) / (nr * K));
@@ -111,10 +126,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
       if (epi) epi->apply(g, b * per_batch + t);
     }, Round::NearestEven);
   }
-  Node& result = epi ? epi->out() : out;
-  result.buffer = buf;
-  result.view = ShapeTracker::contiguous(result.shape);
-  return true;
+  return finish_matmul(out, epi, std::move(buf));
 }
 
 }  // namespace maroon::cpu

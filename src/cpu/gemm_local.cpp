@@ -1,0 +1,51 @@
+// A product with one row block (conv2d: output channels by positions, B the im2col matrix) reads
+// each B panel in one task only. Packed whole up front, B (9 times the image for a 3x3 conv, 19 MB
+// for the ResNet's first stage at batch 32) was written to memory and read back from it; here a
+// task packs its own columns (about 1 MB) just before its kernel reads them from cache. Packing
+// copies; the task computes its columns as a product of their own, through the same kernel, with
+// the same sums in the same order, so not a bit changes (the tile chosen for a task's columns may
+// differ from the whole product's: the tile never changes a bit either).
+#include "cpu/gemm_local.h"
+
+#include <atomic>
+#include <cassert>
+#include <memory>
+
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+namespace {
+std::atomic<int64_t> g_local_runs{0};
+}  // namespace
+
+int64_t gemm_local_runs() { return g_local_runs.load(); }
+
+void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Epilogue* epi) {
+  assert(g.tasks_m == 1);
+  const size_t sz = itemsize(d);
+  parallel_for(NB * g.tasks_n, [&](int64_t t) {
+    const GemmTaskBox box = gemm_task_box(g, t);
+    GemmArgs sub = g;  // the task's columns [j0, j0 + nc), one task of one row block
+    sub.colB = g.colB + box.j0;
+    sub.colC = g.colC + box.j0;
+    sub.N = box.nc;
+    sub.span = box.nc;
+    sub.tasks_n = 1;
+    int64_t mr, nr;
+    gemm_panel_sizes(d, sub.N, &mr, &nr);
+    const int64_t panels = (sub.N + nr - 1) / nr;
+    // Kept by each thread between calls (fresh pages cost more than packing them).
+    thread_local std::unique_ptr<uint64_t[]> mem;
+    thread_local size_t cap = 0;
+    void* const bp = scratch(&mem, &cap, static_cast<size_t>(panels * nr * g.K) * sz);
+    gemm_pack_b(d, sub, box.b, bp, 0, panels);
+    if (rnd != Round::NearestEven) set_hw_round(rnd);
+    gemm_task(d, sub, bp, box.b);  // sub has one task per batch
+    if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+    if (epi) epi->apply(g, t);  // the block is final and still in cache
+  }, Round::NearestEven);
+  g_local_runs.fetch_add(1);
+}
+
+}  // namespace maroon::cpu

@@ -1,0 +1,95 @@
+// Products with one row block, whose tasks pack their own columns of B (src/cpu/gemm_local.cpp),
+// against the reference executor, bit for bit, on every SIMD target and 1, 2 and 3 threads:
+// several column tasks, a last task narrower than a wide tile (another tile than the rest),
+// batches, conv2d computed transposed (B the im2col matrix, K = 27 as a first layer's) and not,
+// with bias, ReLU and a residual in the epilogue; NaN, infinities, signed zeros and subnormals;
+// every rounding mode. Each case also checks that the path ran.
+#include <gtest/gtest.h>
+
+#include "cpu/gemm_local.h"
+#include "harness.h"
+#include "maroon/primitives.h"
+
+namespace maroon::test {
+namespace {
+
+// Values near 1; with `specials`, one in eight a NaN, an infinity, a signed zero or a subnormal.
+Tensor local_operand(DType d, const Shape& s, uint64_t seed, bool specials = false) {
+  Gen g(seed);
+  const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
+  std::vector<uint64_t> v = near_one(g, static_cast<size_t>(numel(s)), f);
+  if (specials)
+    for (auto& x : v) {
+      switch (g.next() % 16) {
+        case 0: x = sf::canonical_nan(f); break;
+        case 1: x = f.exp_mask() << f.mbits; break;
+        case 2: x = f.sign_bit() | (f.exp_mask() << f.mbits); break;
+        case 3: x = f.sign_bit(); break;
+        case 4: x = (g.next() & 1 ? f.sign_bit() : 0) | (1 + g.next() % f.man_mask()); break;
+        default: break;
+      }
+    }
+  return tensor_of_bits(v, s, d);
+}
+
+// Checks a case and that every backend run took the local path.
+void check_local(const std::string& what, const std::function<Tensor()>& build) {
+  const int64_t before = cpu::gemm_local_runs();
+  const int runs = g_runs;
+  check(what, build);
+  EXPECT_GE(cpu::gemm_local_runs() - before, g_runs - runs) << what << ": a run did not pack per task";
+}
+
+TEST(CpuBackend, MatmulLocalPacking) {
+  // M <= 96 (one row block); N from one task to several, the last one narrow.
+  const int64_t shapes[][3] = {{16, 64, 2600}, {96, 40, 700}, {7, 200, 513}, {2, 5, 4100}};
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const auto& s : shapes)
+      for (Round r : kAllRounds) {
+        if (d == DType::Float64 && s[2] > 1000) continue;  // the reference executor is slow
+        if (s[0] != 7 && r != Round::NearestEven && r != Round::Up) continue;
+        const std::string tag = std::string(dtype_name(d)) + " " + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
+                                "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
+        const uint64_t seed = static_cast<uint64_t>(s[0] * 7 + s[2] + static_cast<int>(r) * 13);
+        check_local("matmul " + tag, [&] {
+          Tensor x = local_operand(d, {s[0], s[1]}, seed, true), y = local_operand(d, {s[1], s[2]}, seed + 1);
+          RoundingScope scope(r);
+          return x.matmul(y);
+        });
+      }
+  check_local("batched 3x(40x70 @ 70x600)", [] {
+    return local_operand(DType::Float32, {3, 40, 70}, 5, true).matmul(local_operand(DType::Float32, {3, 70, 600}, 6));
+  });
+}
+
+// conv2d as the ONNX models run it: a first layer (3 channels, K = 27) on wide images (computed
+// transposed: B is the im2col matrix), a 3x3 layer with bias, residual and ReLU, narrow images.
+TEST(CpuBackend, ConvLocalPacking) {
+  for (Round r : {Round::NearestEven, Round::Down}) {
+    const std::string tag = std::string(" ") + std::string(round_name(r));
+    // Padded first and written out, as src/onnx's Conv does (a padded view is another path).
+    check_local("conv2d 3->16 3x3 on 2x3x20x36 padded by 1, bias, relu" + tag, [&] {
+      Tensor x = local_operand(DType::Float32, {2, 3, 20, 36}, 70, true);
+      x = prim::mul(x.pad({{0, 0}, {0, 0}, {1, 1}, {1, 1}}), 1.0).realize();
+      Tensor w = local_operand(DType::Float32, {16, 3, 3, 3}, 71), b = local_operand(DType::Float32, {16}, 72, true);
+      RoundingScope scope(r);
+      return x.conv2d(w, b, 1, {1}, {1}, {0}).relu();
+    });
+    check_local("conv2d 8->16 3x3 on 3x8x18x18 + bias + residual, relu" + tag, [&] {
+      Tensor x = local_operand(DType::Float32, {3, 8, 18, 18}, 80);
+      Tensor w = local_operand(DType::Float32, {16, 8, 3, 3}, 81), b = local_operand(DType::Float32, {16}, 82, true);
+      Tensor res = local_operand(DType::Float32, {3, 16, 16, 16}, 83, true);
+      RoundingScope scope(r);
+      return x.conv2d(w, b, 1, {1}, {1}, {0}).add(res).relu();
+    });
+    check_local("conv2d 8->32 1x1 stride 2 on 4x8x12x6" + tag, [&] {
+      Tensor x = local_operand(DType::Float32, {4, 8, 12, 6}, 90, true);
+      Tensor w = local_operand(DType::Float32, {32, 8, 1, 1}, 91);
+      RoundingScope scope(r);
+      return x.conv2d(w, std::nullopt, 1, {2}, {1}, {0});
+    });
+  }
+}
+
+}  // namespace
+}  // namespace maroon::test
