@@ -62,8 +62,25 @@ PYBIND11_MODULE(_maroon, m) {
   dt.def("is_float", [](DType d) { return is_float(d); });
   dt.def("is_int", [](DType d) { return is_int(d); });
   dt.def("is_unsigned", [](DType d) { return is_unsigned(d); });
-  // Replaces enum_'s own __repr__/__str__ (a plain def would add an overload behind them).
-  auto name = [](DType d) { return "dtypes." + std::string(dtype_name(d)); };
+  // Replaces enum_'s own __repr__/__str__ (a plain def would add an overload behind them). They
+  // print tinygrad's spelling (its repr names the last alias of each dtype: dtypes.int, not
+  // dtypes.int32), so programs print what they print on tinygrad; every alias is an attribute.
+  auto name = [](DType d) {
+    switch (d) {
+      case DType::Int8: return std::string("dtypes.char");
+      case DType::UInt8: return std::string("dtypes.uchar");
+      case DType::Int16: return std::string("dtypes.short");
+      case DType::UInt16: return std::string("dtypes.ushort");
+      case DType::Int32: return std::string("dtypes.int");
+      case DType::UInt32: return std::string("dtypes.uint");
+      case DType::Int64: return std::string("dtypes.long");
+      case DType::UInt64: return std::string("dtypes.ulong");
+      case DType::Float16: return std::string("dtypes.half");
+      case DType::Float32: return std::string("dtypes.float");
+      case DType::Float64: return std::string("dtypes.double");
+      default: return "dtypes." + std::string(dtype_name(d));  // bool, bfloat16
+    }
+  };
   dt.attr("__repr__") = py::cpp_function(name, py::is_method(dt));
   dt.attr("__str__") = py::cpp_function(name, py::is_method(dt));
   m.def("least_upper_dtype", [](DType a, DType b) { return concrete(least_upper_dtype(a, b)); });

@@ -197,7 +197,7 @@ def test_layers_and_module_helpers():
     assert step(Tensor([1.0])).tolist() == [2.0]
     assert maroon.Device.DEFAULT == "CPU" and maroon.getenv("MAROON_NO_SUCH_VAR", 3) == 3
     assert dtypes.is_float(dtypes.half) and dtypes.is_unsigned(dtypes.uint8) and not dtypes.is_int(dtypes.bool)
-    assert dtypes.from_py([1, 2.0]) == dtypes.float32 and dtypes.float.itemsize == 4 and repr(dtypes.int8) == "dtypes.int8"
+    assert dtypes.from_py([1, 2.0]) == dtypes.float32 and dtypes.float.itemsize == 4 and repr(dtypes.int8) == "dtypes.char"  # tinygrad's spelling
     assert Tensor.cat(Tensor([1]), Tensor([2]), Tensor([3])).tolist() == [1, 2, 3]
     assert Tensor([1, 2]).stack(Tensor([3, 4]), dim=1).tolist() == [[1, 3], [2, 4]]
     assert Tensor.ones(2, 2).sequential([lambda t: t + 1, lambda t: t * 3]).tolist() == [[6, 6], [6, 6]]
