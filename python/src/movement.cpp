@@ -84,16 +84,31 @@ Tensor fixed_rows(const Tensor& r, const py::object& size, const py::object& fil
   return r.pad(p, "constant", scalar_arg(f, op));
 }
 
+// A shape given as varargs, one sequence, or tinygrad's keyword (`reshape(shape=(2, 3))`,
+// `permute(order=...)`): the keyword's value is the one sequence.
+Shape shape_or_kw(const py::args& s, const py::kwargs& kw, const char* key, const char* op) {
+  if (kw.empty()) return shape_args(s, op);
+  if (kw.size() != 1 || !kw.contains(key) || !s.empty())
+    throw py::type_error(std::string(op) + "() takes the shape as arguments or as " + key + "=, not both or others");
+  return shape_args(py::make_tuple(kw[key]), op);
+}
+
 }  // namespace
 
 void bind_movement(py::class_<Tensor>& t) {
-  t.def("reshape", [](const Tensor& x, const py::args& s) { return x.reshape(keep_none(x, shape_args(s, "reshape"), "reshape")); });
-  t.def("view", [](const Tensor& x, const py::args& s) { return x.view(keep_none(x, shape_args(s, "view"), "view")); });
-  t.def("expand", [](const Tensor& x, const py::args& s) { return x.expand_to(shape_args(s, "expand")); });
-  t.def("permute", [](const Tensor& x, const py::args& s) { return x.permute(shape_args(s, "permute")); });
-  t.def("flip", [](const Tensor& x, const py::args& s) { return x.flip(shape_args(s, "flip")); });
-  t.def("repeat", [](const Tensor& x, const py::args& s) { return x.repeat(shape_args(s, "repeat")); });
-  t.def("shrink_to", [](const Tensor& x, const py::args& s) { return x.shrink_to(shape_args(s, "shrink_to")); });
+  t.def("reshape", [](const Tensor& x, const py::args& s, const py::kwargs& kw) {
+    return x.reshape(keep_none(x, shape_or_kw(s, kw, "shape", "reshape"), "reshape"));
+  });
+  t.def("view", [](const Tensor& x, const py::args& s, const py::kwargs& kw) {
+    return x.view(keep_none(x, shape_or_kw(s, kw, "shape", "view"), "view"));
+  });
+  t.def("expand", [](const Tensor& x, const py::args& s, const py::kwargs& kw) { return x.expand_to(shape_or_kw(s, kw, "shape", "expand")); });
+  t.def("permute", [](const Tensor& x, const py::args& s, const py::kwargs& kw) { return x.permute(shape_or_kw(s, kw, "order", "permute")); });
+  t.def("flip", [](const Tensor& x, const py::args& s, const py::kwargs& kw) { return x.flip(shape_or_kw(s, kw, "axis", "flip")); });
+  t.def("repeat", [](const Tensor& x, const py::args& s, const py::kwargs& kw) { return x.repeat(shape_or_kw(s, kw, "repeats", "repeat")); });
+  t.def("shrink_to", [](const Tensor& x, const py::args& s, const py::kwargs& kw) {
+    return x.shrink_to(shape_or_kw(s, kw, "shape", "shrink_to"));
+  });
   t.def("pad_to", [](const Tensor& x, const py::args& s, const py::object& value) {
     Shape to = shape_args(s, "pad_to");
     if (static_cast<int64_t>(to.size()) != x.ndim())
