@@ -1,6 +1,7 @@
 """tinygrad names that live on Python objects rather than in the engine: the struct format of
-each dtype (`DType.fmt`, which tinygrad's helpers such as `_to_np_dtype` read)."""
-from ._maroon import DType
+each dtype (`DType.fmt`, which tinygrad's helpers such as `_to_np_dtype` read), its min and max,
+and `Tensor.is_param` (which tensors tinygrad's optimizers train)."""
+from ._maroon import DType, Tensor
 
 _FMT = {DType.bool: "?", DType.int8: "b", DType.uint8: "B", DType.int16: "h", DType.uint16: "H", DType.int32: "i",
         DType.uint32: "I", DType.int64: "q", DType.uint64: "Q", DType.float16: "e", DType.float32: "f",
@@ -31,3 +32,33 @@ def _max(self):
 
 DType.min = property(_min)
 DType.max = property(_max)
+
+
+# tinygrad's Tensor.is_param: whether an optimizer trains the tensor (nn.optim.Optimizer keeps the
+# others as buffers). True unless is_param_(False) was called. The engine's Tensor object has no
+# Python attributes, so the tensors marked False are kept here by their state (hash(t), shared by
+# every handle of the same tensor); holding them keeps each key's tensor alive, so no key is
+# reused while it is in the table (the cost: a marked tensor is never freed).
+_NOT_PARAMS = {}
+
+
+def _is_param(self):
+    """Whether an optimizer given this tensor trains it (tinygrad's Tensor.is_param)."""
+    return hash(self) not in _NOT_PARAMS
+
+
+def _set_is_param(self, value):
+    if value:
+        _NOT_PARAMS.pop(hash(self), None)
+    else:
+        _NOT_PARAMS[hash(self)] = self
+
+
+def _is_param_(self, is_param=True):
+    """Marks whether optimizers train this tensor (False: a buffer) and returns it, as tinygrad's."""
+    _set_is_param(self, is_param)
+    return self
+
+
+Tensor.is_param = property(_is_param, _set_is_param)
+Tensor.is_param_ = _is_param_

@@ -2,16 +2,36 @@
 from .._maroon.nn import optim as _optim
 
 Optimizer = _optim.Optimizer
-SGD = _optim.SGD
-LARS = _optim.LARS
-LAMB = _optim.LAMB
-Adam = _optim.Adam
-AdamW = _optim.AdamW
+
+
+def _trains_params(engine_cls):
+    """engine_cls taking tinygrad's parameter list: the tensors whose is_param is False
+    (Tensor.is_param_(False)) are not trained but kept in .buffers, and duplicates count once,
+    as in tinygrad's Optimizer."""
+
+    class Trains(engine_cls):
+        __doc__ = engine_cls.__doc__
+
+        def __init__(self, params, *args, **kwargs):
+            unique = list({hash(p): p for p in params}.values())
+            trained = [p for p in unique if p.is_param]
+            super().__init__(trained, *args, **kwargs)
+            self.buffers = [p for p in unique if not p.is_param]
+
+    Trains.__name__ = Trains.__qualname__ = engine_cls.__name__
+    return Trains
+
+
+SGD = _trains_params(_optim.SGD)
+LARS = _trains_params(_optim.LARS)
+LAMB = _trains_params(_optim.LAMB)
+Adam = _trains_params(_optim.Adam)
+AdamW = _trains_params(_optim.AdamW)
 
 
 def _buffers(opt):
     """The optimizer's state tensors (momentum buffers; Adam's moments and b1^t, b2^t)."""
-    if isinstance(opt, LAMB):
+    if isinstance(opt, _optim.LAMB):
         return [opt.b1_t, opt.b2_t, *opt.m, *opt.v]
     return list(getattr(opt, "b", []))
 
@@ -22,7 +42,7 @@ def _schedule_step(self):
     loss)` works as in tinygrad. Maroon's optimizer assigns each update as it is made, so they are
     realized already; realizing them again costs nothing and changes no bit."""
     self.step()
-    return _buffers(self) + list(self.params)
+    return _buffers(self) + list(self.params) + list(getattr(self, "buffers", []))
 
 
 Optimizer.schedule_step = _schedule_step
