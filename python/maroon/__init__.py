@@ -4,9 +4,6 @@ All computing is done by the C++ engine (the `_maroon` extension). This file onl
 tinygrad's `dtypes` namespace and the few module-level helpers a tinygrad program imports
 (`Device`, `TinyJit`, `Context`, `getenv`), so switching a program means changing its import.
 """
-import contextlib
-import functools
-
 from . import _maroon
 from ._maroon import __version__  # noqa: F401 (the VERSION file, compiled into the extension)
 from . import _docs
@@ -17,7 +14,7 @@ from ._maroon import (DType, Tensor, available_simd_targets, backend, fused, num
 from ._maroon import InferenceResult, Model, infer, inference_digest, load_model  # noqa: F401
 from . import _compat  # noqa: F401,E402 (tinygrad attributes added to the compiled classes)
 from . import helpers  # noqa: E402
-from .helpers import GlobalCounters, getenv  # noqa: F401,E402
+from .helpers import Context, GlobalCounters, getenv  # noqa: F401,E402
 
 
 class dtypes:  # noqa: N801 (tinygrad's name)
@@ -75,36 +72,6 @@ class dtypes:  # noqa: N801 (tinygrad's name)
 class Device:
     """One device: the CPU. Every backend gives the same bits, so there is nothing to choose."""
     DEFAULT = "CPU"
-
-
-
-
-class Context(contextlib.ContextDecorator):
-    """tinygrad's Context(TRAINING=1, DEBUG=2): sets the variables for the block and restores them.
-    TRAINING is Tensor.training; DEBUG is the engine's MAROON_DEBUG (2 and up: one line per
-    executed kernel). tinygrad's other variables (BEAM, JIT, ...) choose kernels or devices, which
-    never change Maroon's bits or need choosing: they are accepted and do nothing."""
-
-    def __init__(self, **kwargs):
-        self.kwargs, self.frames = kwargs, []  # one frame of saved values per (nested) entry
-
-    def __enter__(self):
-        saved = []
-        if "TRAINING" in self.kwargs:
-            saved.append(("TRAINING", Tensor.training))
-            Tensor.training = bool(self.kwargs["TRAINING"])
-        if "DEBUG" in self.kwargs:
-            saved.append(("DEBUG", get_setting("MAROON_DEBUG")))
-            set_setting("MAROON_DEBUG", str(min(max(int(self.kwargs["DEBUG"]), 0), 9)))
-        self.frames.append(saved)
-        return self
-
-    def __exit__(self, *exc):
-        for key, old in reversed(self.frames.pop()):
-            if key == "TRAINING":
-                Tensor.training = old
-            else:
-                set_setting("MAROON_DEBUG", old)
 
 
 from .jit import TinyJit  # noqa: E402 (tinygrad's @TinyJit: capture on the 2nd call, replay after)

@@ -1,5 +1,5 @@
 """tinygrad.helpers' names that tinygrad's examples and docs import (`from tinygrad.helpers import
-getenv, colored, trange, Timing, GlobalCounters, DEBUG`), so those programs run with only the
+getenv, colored, trange, Timing, GlobalCounters, DEBUG, Context`), so those programs run with only the
 import changed."""
 import collections
 import contextlib
@@ -10,7 +10,7 @@ import time
 
 from . import _maroon
 
-__all__ = ["getenv", "colored", "Timing", "tqdm", "trange", "DEBUG", "GlobalCounters"]
+__all__ = ["getenv", "colored", "Timing", "tqdm", "trange", "DEBUG", "GlobalCounters", "Context"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -172,3 +172,31 @@ class tqdm:  # noqa: N801 (tinygrad's name)
 def trange(n, **kwargs):
     """``tqdm(range(n))``."""
     return tqdm(range(n), total=n, **kwargs)
+
+
+class Context(contextlib.ContextDecorator):
+    """tinygrad's Context(TRAINING=1, DEBUG=2): sets the variables for the block and restores them.
+    TRAINING is Tensor.training; DEBUG is the engine's MAROON_DEBUG (2 and up: one line per
+    executed kernel). tinygrad's other variables (BEAM, JIT, ...) choose kernels or devices, which
+    never change Maroon's bits or need choosing: they are accepted and do nothing."""
+
+    def __init__(self, **kwargs):
+        self.kwargs, self.frames = kwargs, []  # one frame of saved values per (nested) entry
+
+    def __enter__(self):
+        saved = []
+        if "TRAINING" in self.kwargs:
+            saved.append(("TRAINING", _maroon.Tensor.training))
+            _maroon.Tensor.training = bool(self.kwargs["TRAINING"])
+        if "DEBUG" in self.kwargs:
+            saved.append(("DEBUG", _maroon.get_setting("MAROON_DEBUG")))
+            _maroon.set_setting("MAROON_DEBUG", str(min(max(int(self.kwargs["DEBUG"]), 0), 9)))
+        self.frames.append(saved)
+        return self
+
+    def __exit__(self, *exc):
+        for key, old in reversed(self.frames.pop()):
+            if key == "TRAINING":
+                _maroon.Tensor.training = old
+            else:
+                _maroon.set_setting("MAROON_DEBUG", old)
