@@ -9,11 +9,18 @@ What is changed, and nothing else: `tinygrad` becomes `maroon` in import lines (
 user changes); `!pip` lines are dropped; quickstart's `from extra.datasets import fetch_mnist`
 (tinygrad's repository helper, which downloads) reads the same arrays from Maroon's data
 directory instead (the data path); with --steps N, loops over range(K) for K >= 100 run
-min(K, N) times (the tutorials train for 1000 and 7000 steps). Prints one line per block and
-exits 1 if any block failed. docs/tinygrad-compat.md keeps the latest result.
+min(K, N) times (the tutorials train for 1000 and 7000 steps). Modules a program imports from the
+checkout itself (examples/transformer.py's `extra.training`, `extra.models.transformer`) load
+from the checkout with the same import rewrite and nothing else (--steps does not apply to them).
+--seed N seeds Python's `random` and numpy's global generator before each document (tinygrad's
+examples draw their data and batches from them unseeded, so without it no two runs agree, on
+tinygrad or on Maroon). Prints one line per block and exits 1 if any block failed.
+docs/tinygrad-compat.md keeps the latest result.
 """
 import argparse
 import contextlib
+import importlib.abc
+import importlib.machinery
 import io
 import os
 import re
@@ -49,11 +56,46 @@ def adapt(code, steps):
             continue
         if line.strip() == "from extra.datasets import fetch_mnist":
             line = "from maroon_docs_data import fetch_mnist  # the data path: Maroon's data directory"
-        line = IMPORT.sub(lambda m: f"{m.group(1)}{m.group(2)} maroon", line)
+        line = rewrite_imports(line).rstrip("\n")
         if steps:
             line = LONG_LOOP.sub(lambda m: f"range(min({m.group(1)}, {steps}))", line)
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def rewrite_imports(code):
+    """`tinygrad` becomes `maroon` in import lines; nothing else changes."""
+    return "\n".join(IMPORT.sub(lambda m: f"{m.group(1)}{m.group(2)} maroon", line) for line in code.splitlines()) + "\n"
+
+
+class _RewritingLoader(importlib.machinery.SourceFileLoader):
+    """Loads a checkout module from its source with the import rewrite. Never from or into
+    __pycache__: a .pyc there holds tinygrad's imports (or would hold Maroon's for tinygrad)."""
+
+    def get_code(self, fullname):
+        return compile(rewrite_imports(self.get_source(fullname)), self.path, "exec", dont_inherit=True)
+
+
+class CheckoutModules(importlib.abc.MetaPathFinder):
+    """Finds the modules of a tinygrad checkout other than tinygrad itself (`extra`, ...) that a
+    program imports, and loads them through _RewritingLoader."""
+
+    def __init__(self, root):
+        self.root = os.path.abspath(root)
+
+    def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] == "tinygrad":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path if path else [self.root])
+        if spec is None:
+            return None
+        inside = [p for p in (spec.submodule_search_locations or []) if p.startswith(self.root + os.sep)]
+        if spec.origin is None and inside:  # a directory without __init__.py (extra/): no code
+            return spec
+        if not (spec.origin or "").startswith(self.root + os.sep) or not spec.origin.endswith(".py"):
+            return None
+        spec.loader = _RewritingLoader(name, spec.origin)
+        return spec
 
 
 def install_data_module(data):
@@ -77,12 +119,30 @@ def install_data_module(data):
     sys.modules["maroon_docs_data"] = mod
 
 
-def run_doc(path, steps):
-    ns = {"__name__": "__main__"}
+class _Tee(io.StringIO):
+    """Keeps what is printed and passes it on."""
+
+    def __init__(self, to):
+        super().__init__()
+        self.to = to
+
+    def write(self, s):
+        self.to.write(s)
+        return super().write(s)
+
+
+def run_doc(path, steps, seed=None):
+    ns = {"__name__": "__main__", "__file__": path}
+    if seed is not None:
+        import random
+
+        import numpy as np
+        random.seed(seed)
+        np.random.seed(seed)
     failed = 0
     for line, code in blocks(path):
         src = adapt(code, steps)
-        out = io.StringIO()
+        out = _Tee(sys.stdout) if path.endswith(".py") else io.StringIO()  # a program's prints as they come
         t0 = time.time()
         try:
             with contextlib.redirect_stdout(out):
@@ -105,15 +165,17 @@ def main():
     ap.add_argument("--steps", type=int, default=0, help="cap loops of 100 or more iterations (0: as written)")
     ap.add_argument("--data", default=None, help="the MNIST IDX directory (default: maroon.nn.datasets')")
     ap.add_argument("--docs", nargs="*", default=["docs/quickstart.md", "docs/mnist.md"])
+    ap.add_argument("--seed", type=int, default=None, help="seed Python's random and numpy before each document")
     args = ap.parse_args()
     install_data_module(args.data)
+    sys.meta_path.insert(0, CheckoutModules(args.tinygrad_dir))
     failed = 0
     for d in args.docs:
         path = os.path.join(args.tinygrad_dir, d)
         if not os.path.isfile(path):
             print(f"run_docs: no {d} in {args.tinygrad_dir}", file=sys.stderr)
             return 2
-        failed += run_doc(path, args.steps)
+        failed += run_doc(path, args.steps, args.seed)
     print(f"run_docs: {failed} block(s) failed")
     return 1 if failed else 0
 
