@@ -1,9 +1,9 @@
 """tinygrad's own tutorials run on Maroon with only the import changed: the Python blocks of
 docs/quickstart.md and docs/mnist.md from a tinygrad checkout (never copied here), each document's
 blocks run in order in one namespace, as a reader pastes them; a .py file given to --docs
-(examples/beautiful_mnist.py) runs whole, as __main__.
+(examples/beautiful_mnist.py, examples/transformer.py) runs whole, as __main__.
 
-    .venv/bin/python tools/tinygrad/run_docs.py TINYGRAD_DIR [--steps N] [--data DIR]
+    .venv/bin/python tools/tinygrad/run_docs.py TINYGRAD_DIR [--steps N] [--data DIR] [--seed N] [--docs FILE...]
 
 What is changed, and nothing else: `tinygrad` becomes `maroon` in import lines (the one import a
 user changes); `!pip` lines are dropped; quickstart's `from extra.datasets import fetch_mnist`

@@ -19,9 +19,9 @@ apply_rope = _nn.apply_rope
 
 
 class ConvNd:
-    """tinygrad's Conv2d for a kernel of any number of dimensions (Conv1d's is (k,)): weight
-    (out, in/groups, *kernel) and bias (out,) drawn from uniform(+-1/sqrt(in*prod(kernel))) in
-    that order, as tinygrad draws them, and ``x.conv2d(...)``. nn.Conv2d is the engine's 2-D one."""
+    """tinygrad's Conv2d for a kernel of any number of dimensions (Conv1d's is ``(k,)``): weight
+    ``(out, in/groups, *kernel)`` and bias ``(out,)`` drawn from ``uniform(+-1/sqrt(in*prod(kernel)))``
+    in that order, as tinygrad draws them, and ``x.conv2d(...)``. nn.Conv2d is the engine's 2-D one."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True):
         self.kernel_size = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 2
@@ -45,7 +45,7 @@ def Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation
 
 class ConvTranspose2d(ConvNd):
     """tinygrad's ConvTranspose2d: draws the convolution's weight and bias first (as its
-    ``super().__init__``), then the transposed weight (in, out/groups, *kernel); calls
+    ``super().__init__``), then the transposed weight ``(in, out/groups, *kernel)``; calls
     ``x.conv_transpose2d(...)``."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, dilation=1, groups=1,
