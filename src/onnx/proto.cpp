@@ -46,6 +46,7 @@ bool parse_message(M& m, std::string_view bytes) {
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   in.SetTotalBytesLimit(INT32_MAX);
+  in.SetRecursionLimit(kMaxMessageDepth);  // graph.h: deeper subgraph nesting is refused
   return m.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 template bool parse_message(::onnx::ModelProto&, std::string_view);

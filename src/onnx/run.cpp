@@ -34,6 +34,21 @@ const Attr* OpCtx::attr(const std::string& n) const {
   return it == node.attrs.end() ? nullptr : &it->second;
 }
 
+const Graph& OpCtx::graph_attr(const std::string& n) const {
+  const Attr* a = attr(n);
+  if (!a) fail("attribute '" + n + "' (a GRAPH) is required");
+  if (a->kind != Attr::Kind::Graph) fail("attribute '" + n + "' must be GRAPH, got " + a->type_name);
+  return *a->g;
+}
+
+const Tensor* Scope::find(const std::string& name) const {
+  for (const Scope* s = this; s; s = s->outer) {
+    auto it = s->values.find(name);
+    if (it != s->values.end()) return &it->second;
+  }
+  return nullptr;
+}
+
 namespace {
 const Attr* typed(const OpCtx& c, const std::string& n, Attr::Kind k, const char* want) {
   const Attr* a = c.attr(n);
@@ -94,6 +109,7 @@ const OpTable& op_table() {
     add_det_ops(t);
     add_qlinear_ops(t);
     add_roialign_ops(t);
+    add_control_ops(t);
     return t;
   }();
   return table;
@@ -115,9 +131,9 @@ size_t Model::node_count() const { return g_->nodes.size(); }
 
 namespace {
 
-// Checks `t` against the declared input, binding its symbolic dimensions in `dims`.
-void check_input(const Graph& g, const ValueInfo& v, const Tensor& t, std::map<std::string, int64_t>& dims) {
-  const std::string where = g.source + ": input '" + v.name + "'";
+// Checks `t` against the declared value `v`, binding its symbolic dimensions in `dims`. `where`
+// names it in messages.
+void check_value(const std::string& where, const ValueInfo& v, const Tensor& t, std::map<std::string, int64_t>& dims) {
   if (t.dtype() != v.dtype)
     throw OnnxError(where + " must be " + std::string(dtype_name(v.dtype)) + ", got " + std::string(dtype_name(t.dtype())));
   if (!v.has_shape) return;
@@ -137,65 +153,90 @@ void check_input(const Graph& g, const ValueInfo& v, const Tensor& t, std::map<s
   }
 }
 
-// Where each value is read for the last time (node index; graph outputs never): a value is
-// dropped from the environment there, so no handle of ours keeps an intermediate alive. The CPU
-// planner fuses only what nothing else can see, and an operator that realizes (Conv's padded
-// input, host integers) would otherwise write out every earlier node's output.
-std::map<std::string, size_t> last_uses(const Graph& g) {
-  std::map<std::string, size_t> last;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (const std::string& in : g.nodes[i].inputs)
-      if (!in.empty()) last[in] = i;
-    for (const std::string& out : g.nodes[i].outputs)  // an output nobody reads goes at once
-      if (!out.empty()) last[out] = i;
-  }
-  for (const ValueInfo& v : g.outputs) last.erase(v.name);
-  return last;
-}
+std::string prefixed(const Graph& g, const std::string& msg) { return g.source.empty() ? msg : g.source + ": " + msg; }
 
-std::vector<Tensor> run_graph(const Graph& g, std::map<std::string, Tensor> env) {
+// Builds each node's expression in order; `scope` holds the graph's initializers and inputs (and
+// reaches the enclosing graphs' values). Values are dropped after their last reader (g.drops).
+std::vector<Tensor> run_graph(const Graph& g, Scope& scope) {
   const OpTable& ops = op_table();
-  std::vector<std::vector<std::string>> drop(g.nodes.size());
-  for (const auto& [name, i] : last_uses(g)) drop[i].push_back(name);
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const NodeDef& n = g.nodes[ni];
-    OpCtx ctx{n, g.opset, {}};
+    OpCtx ctx{n, g.opset, {}, &scope};
     for (const std::string& in : n.inputs) {
-      if (in.empty()) ctx.in.emplace_back(std::nullopt);
-      else ctx.in.emplace_back(env.at(in));  // check_graph proved it defined
+      if (in.empty()) {
+        ctx.in.emplace_back(std::nullopt);
+        continue;
+      }
+      const Tensor* t = scope.find(in);  // the loader proved it defined; a drop must not lose it
+      if (!t) throw OnnxError(prefixed(g, n.label() + ": input '" + in + "' has no value"));
+      ctx.in.emplace_back(*t);
     }
     std::vector<Tensor> outs;
     try {
       outs = ops.at(n.op)(ctx);
     } catch (const OnnxError& e) {
-      throw OnnxError(g.source + ": " + e.what());
+      throw OnnxError(prefixed(g, e.what()));
     } catch (const Error& e) {
-      throw OnnxError(g.source + ": " + n.label() + ": " + e.what());
+      throw OnnxError(prefixed(g, n.label() + ": " + e.what()));
     }
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       if (n.outputs[i].empty()) continue;
       if (i >= outs.size())
-        throw OnnxError(g.source + ": " + n.label() + ": output " + std::to_string(i) + " ('" + n.outputs[i] +
-                        "') is not supported");
-      env.insert_or_assign(n.outputs[i], outs[i]);
+        throw OnnxError(prefixed(g, n.label() + ": output " + std::to_string(i) + " ('" + n.outputs[i] +
+                                        "') is not supported"));
+      scope.values.insert_or_assign(n.outputs[i], outs[i]);
     }
-    for (const std::string& name : drop[ni]) env.erase(name);
+    for (const std::string& name : g.drops[ni]) scope.values.erase(name);
   }
   std::vector<Tensor> result;
-  for (const auto& v : g.outputs) result.push_back(env.at(v.name));
+  for (const auto& v : g.outputs) {
+    const Tensor* t = scope.find(v.name);
+    if (!t) throw OnnxError(prefixed(g, "graph output '" + v.name + "' has no value"));
+    result.push_back(*t);
+  }
   return result;
 }
 
 }  // namespace
 
+std::vector<Tensor> OpCtx::run_subgraph(const Graph& g, const std::vector<Tensor>& inputs, const std::string& when) const {
+  const std::string name = "subgraph '" + g.name + "'" + (when.empty() ? "" : " (" + when + ")");
+  if (inputs.size() != g.inputs.size())
+    fail(name + " takes " + std::to_string(g.inputs.size()) + " input(s), given " + std::to_string(inputs.size()));
+  Scope sub;
+  sub.outer = scope;
+  sub.values = g.initializers;
+  std::map<std::string, int64_t> dims;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueInfo& v = g.inputs[i];
+    if (!g.untyped.count(v.name)) check_value(node.label() + ": " + name + " input '" + v.name + "'", v, inputs[i], dims);
+    sub.values.insert_or_assign(v.name, inputs[i]);
+  }
+  std::vector<Tensor> out;
+  try {
+    out = run_graph(g, sub);
+  } catch (const OnnxError& e) {
+    fail(name + ": " + e.what());
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const ValueInfo& v = g.outputs[i];
+    if (!g.untyped.count(v.name) && out[i].dtype() != v.dtype)
+      fail(name + " output '" + v.name + "' is declared " + std::string(dtype_name(v.dtype)) + " but computed " +
+           std::string(dtype_name(out[i].dtype())));
+  }
+  return out;
+}
+
 std::vector<Tensor> Model::run(const std::map<std::string, Tensor>& inputs) const {
-  std::map<std::string, Tensor> env = g_->initializers;
+  Scope scope;
+  std::map<std::string, Tensor>& env = scope.values;
+  env = g_->initializers;
   std::map<std::string, int64_t> dims;
   std::set<std::string> known;
   for (const ValueInfo& v : g_->inputs) {
     auto it = inputs.find(v.name);
     if (it == inputs.end()) throw OnnxError(g_->source + ": input '" + v.name + "' is missing");
-    check_input(*g_, v, it->second, dims);
+    check_value(g_->source + ": input '" + v.name + "'", v, it->second, dims);
     env.insert_or_assign(v.name, it->second);
     known.insert(v.name);
   }
@@ -204,7 +245,7 @@ std::vector<Tensor> Model::run(const std::map<std::string, Tensor>& inputs) cons
       throw OnnxError(g_->source + ": the model has no input named '" + name + "'");
     else if (!known.count(name))
       env.insert_or_assign(name, t);  // overrides an initializer listed as an input (IR < 4)
-  return run_graph(*g_, std::move(env));
+  return run_graph(*g_, scope);
 }
 
 std::vector<Tensor> Model::run(const std::vector<Tensor>& inputs) const {
