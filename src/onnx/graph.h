@@ -139,6 +139,7 @@ void add_det_ops(OpTable& t);
 void add_qlinear_ops(OpTable& t);
 void add_roialign_ops(OpTable& t);
 void add_control_ops(OpTable& t);
+void add_dft_ops(OpTable& t);
 // Load-time checks of If, Loop and Scan (arity of the node against its subgraphs, required
 // attributes): throws through c.fail. Returns without a check for any other operator.
 void check_control_node(const OpCtx& c);

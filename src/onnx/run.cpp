@@ -110,6 +110,7 @@ const OpTable& op_table() {
     add_qlinear_ops(t);
     add_roialign_ops(t);
     add_control_ops(t);
+    add_dft_ops(t);
     return t;
   }();
   return table;
