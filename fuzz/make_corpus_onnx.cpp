@@ -131,14 +131,6 @@ void put(const fs::path& d, const std::string& name, const ::onnx::ModelProto& m
   return m;
 }
 
-::onnx::GraphProto* graph_attr(::onnx::NodeProto* n, const std::string& name) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::GRAPH);
-  a->mutable_g()->set_name(name);
-  return a->mutable_g();
-}
-
 // Loop (M, cond, carried y) whose body holds an If on an outer value and reads the outer W; the
 // Loop's scan output feeds a Scan (opset 16, reversed input) summing its rows.
 ::onnx::ModelProto control_flow() {
@@ -154,16 +146,16 @@ void put(const fs::path& d, const std::string& name, const ::onnx::ModelProto& m
   t->set_data_type(::onnx::TensorProto::BOOL);
   t->set_raw_data(std::string("\x01", 1));
   auto* loop = add_node(g, "Loop", {"M", "yes", "y0"}, {"y", "ys"});
-  auto* body = graph_attr(loop, "body");
+  auto* body = add_graph_attr(loop, "body");
   set_type(body->add_input(), "i", ::onnx::TensorProto::INT64, {});
   set_type(body->add_input(), "c", ::onnx::TensorProto::BOOL, {});
   set_type(body->add_input(), "y_in", ::onnx::TensorProto::FLOAT, {"2"});
   add_node(body, "Identity", {"c"}, {"c_out"});
   auto* branch = add_node(body, "If", {"c"}, {"y_out"});
-  auto* then_g = graph_attr(branch, "then_branch");
+  auto* then_g = add_graph_attr(branch, "then_branch");
   add_node(then_g, "Mul", {"y_in", "W"}, {"t"});
   set_type(then_g->add_output(), "t", ::onnx::TensorProto::FLOAT, {"2"});
-  auto* else_g = graph_attr(branch, "else_branch");
+  auto* else_g = add_graph_attr(branch, "else_branch");
   set_type(else_g->add_output(), "y_in", ::onnx::TensorProto::FLOAT, {"2"});
   add_node(body, "Identity", {"y_out"}, {"scan"});
   set_type(body->add_output(), "c_out", ::onnx::TensorProto::BOOL, {});
@@ -172,7 +164,7 @@ void put(const fs::path& d, const std::string& name, const ::onnx::ModelProto& m
   auto* scan = add_node(g, "Scan", {"y0", "ys"}, {"total"});
   set_attr(scan, "num_scan_inputs", int64_t{1});
   set_attr(scan, "scan_input_directions", std::vector<int64_t>{1});
-  auto* sb = graph_attr(scan, "body");
+  auto* sb = add_graph_attr(scan, "body");
   set_type(sb->add_input(), "acc", ::onnx::TensorProto::FLOAT, {"2"});
   set_type(sb->add_input(), "row", ::onnx::TensorProto::FLOAT, {"2"});
   add_node(sb, "Add", {"acc", "row"}, {"acc_out"});

@@ -6,6 +6,8 @@
 // included, which must not overflow the stack).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "maroon/backend.h"
@@ -24,14 +26,6 @@ namespace {
   m.set_ir_version(8);
   m.add_opset_import()->set_version(opset);
   return m;
-}
-
-::onnx::GraphProto* cf_graph_attr(::onnx::NodeProto* n, const std::string& name) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::GRAPH);
-  a->mutable_g()->set_name(name);
-  return a->mutable_g();
 }
 
 void cf_const_ints(::onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& v, std::vector<int64_t> dims) {
@@ -94,7 +88,7 @@ std::string cf_recurrence(bool unrolled) {
   if (!unrolled) {
     cf_const_ints(g, "M", {kCfSteps}, {});
     auto* loop = add_node(g, "Loop", {"M", "", "y0"}, {"y", "s"}, "loop");
-    auto* b = cf_graph_attr(loop, "body");
+    auto* b = add_graph_attr(loop, "body");
     set_type(b->add_input(), "i", CfP::INT64, {});
     set_type(b->add_input(), "c", CfP::BOOL, {});
     set_type(b->add_input(), "y_in", CfP::FLOAT, {std::to_string(kCfWidth)});
@@ -150,7 +144,7 @@ void cf_expect(const std::string& e, const std::string& node, const std::string&
   set_type(g->add_output(), "r", CfP::FLOAT, {});
   auto* n = add_node(g, "If", {"cond"}, {"r"}, "if");
   for (const char* br : {"then_branch", "else_branch"}) {
-    auto* b = cf_graph_attr(n, br);
+    auto* b = add_graph_attr(n, br);
     const size_t outs = std::string(br) == "then_branch" ? then_outputs : 1;
     for (size_t k = 0; k < outs; ++k) {
       const std::string o = std::string(br) + std::to_string(k);
@@ -171,7 +165,7 @@ template <class F>
   set_type(g->add_input(), "y0", CfP::FLOAT, {"2"});
   set_type(g->add_output(), "y", CfP::FLOAT, {});
   auto* loop = add_node(g, "Loop", {"M", "cond", "y0"}, {"y"}, "loop");
-  auto* b = cf_graph_attr(loop, "body");
+  auto* b = add_graph_attr(loop, "body");
   set_type(b->add_input(), "i", CfP::INT64, {});
   set_type(b->add_input(), "c", CfP::BOOL, {});
   set_type(b->add_input(), "y_in", CfP::FLOAT, {"2"});
@@ -198,10 +192,10 @@ std::vector<Tensor> cf_loop_inputs(int64_t trip, bool cond, size_t width = 2) {
   ::onnx::GraphProto* at = g;
   for (int d = 0; d < depth; ++d) {
     auto* n = add_node(at, "If", {"c"}, {"r"}, "if" + std::to_string(d));
-    auto* e = cf_graph_attr(n, "else_branch");
+    auto* e = add_graph_attr(n, "else_branch");
     cf_constant(e, "r", CfP::FLOAT, -1.0);
     set_type(e->add_output(), "r", CfP::FLOAT, {});
-    at = cf_graph_attr(n, "then_branch");
+    at = add_graph_attr(n, "then_branch");
     set_type(at->add_output(), "r", CfP::FLOAT, {});
   }
   cf_constant(at, "r", CfP::FLOAT, 7.0);
@@ -254,7 +248,7 @@ TEST(OnnxControlFlow, ScanAxesAndDirectionsEqualTheTensorApiUnrolled) {
   set_attr(n, "scan_input_directions", std::vector<int64_t>{1});
   set_attr(n, "scan_output_axes", std::vector<int64_t>{1});
   set_attr(n, "scan_output_directions", std::vector<int64_t>{1});
-  auto* b = cf_graph_attr(n, "body");
+  auto* b = add_graph_attr(n, "body");
   set_type(b->add_input(), "st", CfP::FLOAT, {"3"});
   set_type(b->add_input(), "xt", CfP::FLOAT, {"3"});
   add_node(b, "Mul", {"st", "xt"}, {"m"});
@@ -386,7 +380,7 @@ TEST(OnnxControlFlow, CarriedValuesAndScanInputsMustAgree) {
   add_raw_floats(g, "b", cf_values(4, 2), {4});
   auto* n = add_node(g, "Scan", {"a", "b"}, {"z"}, "scan");
   set_attr(n, "num_scan_inputs", int64_t{2});
-  auto* body = cf_graph_attr(n, "body");
+  auto* body = add_graph_attr(n, "body");
   set_type(body->add_input(), "at", CfP::FLOAT, {});
   set_type(body->add_input(), "bt", CfP::FLOAT, {});
   add_node(body, "Add", {"at", "bt"}, {"zt"});
@@ -406,4 +400,34 @@ TEST(OnnxControlFlow, TheFuzzSeedRunsAsWrittenOut) {
   std::vector<Tensor> got = m.run(std::vector<Tensor>{Tensor::from_vector(std::vector<int64_t>{3}, {}), y0});
   EXPECT_EQ(got[0].bytes(), ys[2].bytes());
   EXPECT_EQ(got[1].bytes(), total.bytes());
+}
+
+// Every truncation and byte flip of that seed loads into a model or is an OnnxError (the fuzz
+// harness's contract, over every position once); the truncations that load also run.
+TEST(OnnxControlFlow, EveryTruncationAndFlipOfTheSeedIsAnErrorOrAModel) {
+  std::string bytes;
+  {
+    std::ifstream f(std::string(MAROON_SOURCE_DIR) + "/fuzz/corpus/onnx/control-flow", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  ASSERT_GT(bytes.size(), 100u);
+  const std::vector<Tensor> in{Tensor::from_vector(std::vector<int64_t>{2}, {}),
+                               Tensor::from_vector(std::vector<float>{1, 2}, {2})};
+  int refused = 0;
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    try {
+      maroon::onnx::load_bytes(bytes.substr(0, len)).run(in);
+    } catch (const OnnxError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, static_cast<int>(bytes.size()) / 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+    try {
+      maroon::onnx::load_bytes(bad);
+    } catch (const OnnxError&) {
+    }
+  }
 }

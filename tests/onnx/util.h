@@ -53,4 +53,13 @@ inline void set_attr(::onnx::NodeProto* n, const std::string& name, int64_t i) {
   a->set_i(i);
 }
 
+// A GRAPH attribute `name` on `n` (If's branches, Loop's and Scan's body), its graph named `name`.
+inline ::onnx::GraphProto* add_graph_attr(::onnx::NodeProto* n, const std::string& name) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return a->mutable_g();
+}
+
 }  // namespace maroon::onnx_test
