@@ -86,7 +86,8 @@ class Build:
         self.exe = os.path.join(self.dir, "tools", "determinism", "maroon-battery")
         self.error = None  # why it could not be built or run
         self.seconds = 0.0
-        self.simd = []
+        self.simd = []  # the SIMD targets the battery lists here (--list-simd), weakest first
+        self.simd_at = {}  # the same per emulated CPU (qemu -cpu), read once each: targets_for
 
     def describe(self):
         if self.reused:
@@ -117,6 +118,9 @@ class Run:
         self.char = (models and backend == "cpu") if char is None else char
         self.cnn, self.models, self.qemu_cpu, self.small = cnn, models, qemu_cpu, small
         self.lines, self.header, self.seconds, self.error, self.isa = {}, "", 0.0, None, ""
+        # Why the run was not run (a SIMD target this CPU, emulator or build lacks; a build whose
+        # packages are missing; an interrupted matrix): not a failure, and never a pass.
+        self.not_run = None
         self.cpu_seconds = 0.0  # user + system time of the battery (and its qemu), all threads
 
     def label(self):
@@ -278,7 +282,8 @@ def runs_natively(b):
 def runner(b, qemu_cpu=None):
     if b.arch == "x86_64" or (b.arch == "i686" and runs_natively(b)):
         return []
-    if b.arch == "i686":  # -cpu max: the most qemu emulates (qemu 7.2: up to SSE4, no AVX2)
+    if b.arch == "i686":  # -cpu max: the most qemu emulates (qemu 7.2: up to AVX2; Highway 1.0 builds
+        # no AVX2/AVX-512 for 32-bit x86, so the battery lists scalar and sse4 there: see targets_for)
         return ["qemu-i386", "-cpu", qemu_cpu or "max", "-L", "/usr/i686-linux-gnu"]
     r = list(CROSS[b.arch][4])
     if qemu_cpu:
@@ -286,10 +291,26 @@ def runner(b, qemu_cpu=None):
     return r
 
 
-def simd_targets(b):
-    """The MAROON_SIMD names this build accepts here; None if the battery does not start."""
-    r = sh(runner(b) + [b.exe, "--list-simd"])
+def simd_targets(b, qemu_cpu=None):
+    """The MAROON_SIMD names this build accepts here (the battery's --list-simd: the targets the
+    build compiled that this CPU, or the emulated one, has); None if the battery does not start."""
+    r = sh(runner(b, qemu_cpu) + [b.exe, "--list-simd"])
     return r.stdout.split() if r.returncode == 0 else None
+
+
+def targets_for(b, qemu_cpu=None):
+    """The one rule deciding which SIMD targets a run may force, for every architecture and
+    runner (x86-64, i686 native or under qemu-i386, AArch64 under qemu): what the battery itself
+    lists when started exactly as the run will be (same build, same emulated CPU)."""
+    if qemu_cpu not in b.simd_at:
+        b.simd_at[qemu_cpu] = (b.simd if qemu_cpu is None else simd_targets(b, qemu_cpu)) or []
+    return b.simd_at[qemu_cpu]
+
+
+def where(b, qemu_cpu=None):
+    """Words for the machine a build's runs execute on, for a not-run reason."""
+    wrap = runner(b, qemu_cpu)
+    return f"under {' '.join(wrap[:3])}" if wrap else "on this CPU"
 
 
 # ---------------------------------------------------------------- runs
@@ -297,10 +318,15 @@ def simd_targets(b):
 def execute(run, data_dir, timeout):
     b = run.build
     simd = run.simd
+    have = targets_for(b, run.qemu_cpu)
     if run.simd == "best":
-        simd = b.simd[-1] if b.simd else "default"
-    elif run.backend == "cpu" and simd not in b.simd:
-        run.error = f"SIMD target {simd} not available on this machine"
+        simd = have[-1] if have else "default"
+    elif run.backend == "cpu" and simd not in have:
+        # Not a failure and not a pass: the run cannot happen here (the battery would ignore
+        # MAROON_SIMD and run another target).
+        run.not_run = (f"SIMD target {simd} not available {where(b, run.qemu_cpu)}: this build's battery "
+                       f"lists {', '.join(have) or 'none'} there (the CPU or emulator lacks it, or the "
+                       "build did not compile it)")
         return
     env = dict(os.environ, MAROON_BACKEND=run.backend, MAROON_THREADS=str(run.threads), **b.env)
     env.pop("MAROON_SIMD", None)
@@ -333,6 +359,9 @@ def execute(run, data_dir, timeout):
         elif line and not line.startswith("#"):
             name, digest = line.split()
             run.lines[name] = digest
+    if not run.lines:  # exit 0 and no digest: nothing was checked, which is no pass
+        run.error = "the battery printed no digest lines"
+        return
     h = dict(kv.split("=", 1) for kv in run.header.split() if "=" in kv)
     run.isa = h.get("isa", "").lower() if run.backend == "cpu" else ""
     # The settings must have taken effect, or the run proves nothing.
@@ -399,8 +428,14 @@ def plan(ci, anchor_main=False):
         runs += [Run(b, "best", 8, cnn=opt != "O0"), Run(b, "scalar", 1, cnn=False),
                  Run(b, "avx2", 3, "ftz-daz", cnn=False), Run(b, "sse4", 2, "round-up", cnn=False)]
     i = B("i686", "gcc12", "O2")
-    runs += [Run(i, "best", 3), Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 2, "ftz-daz", cnn=False),
-             Run(i, "avx2", 8, "round-up", cnn=False), Run(i, "best", 2, models=False, small=True)]
+    # As for AArch64: where i686 runs under qemu-i386, the full battery (every op class, the MNIST
+    # MLP, the character GPT) on one thread; threads and FP states with the small op battery. No
+    # CNN: under qemu an SSE4 row with it did not end in 450 CPU s. avx2: not run where the
+    # battery does not list it (Highway 1.0 compiles no AVX2 for 32-bit x86; see targets_for).
+    runs += [Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 1, cnn=False),
+             Run(i, "sse4", 2, models=False, small=True), Run(i, "sse4", 3, "ftz-daz", models=False, small=True),
+             Run(i, "scalar", 2, "round-up", models=False, small=True),
+             Run(i, "avx2", 8, "round-up", models=False, small=True)]
     r = B("riscv64", "gcc12", "O2")
     runs += [Run(r, "best", 1, cnn=False), Run(r, "best", 1, small=True, models=False),
              Run(r, "best", 3, "round-up", small=True, models=False)]
@@ -416,6 +451,45 @@ def plan(ci, anchor_main=False):
 
 
 # ---------------------------------------------------------------- report
+
+def outcome(r):
+    """"ok" (ran and printed digests), "not run" (could not run here: r.not_run says why) or
+    "FAILED" (r.error). Never "ok" without digest lines."""
+    if r.error:
+        return "FAILED"
+    if r.not_run:
+        return "not run"
+    return "ok" if r.lines else "FAILED"
+
+
+def why(r):
+    text = r.error or r.not_run or "no digest lines"
+    return text.splitlines()[0]
+
+
+def log_run(r):
+    o = outcome(r)
+    log(f"[run] {r.label():52s} {o if o == 'ok' else o + ': ' + why(r)} "
+        f"{r.seconds:.0f} s ({r.cpu_seconds:.0f} CPU s)")
+
+
+def summarize(runs, ref, bad, ci):
+    """Logs the runs that did not pass and the differences; (exit status, summary line). A run
+    not run is no failure, except under --ci, whose subset must run whole."""
+    ok = [r for r in runs if outcome(r) == "ok"]
+    failed = [r for r in runs if outcome(r) == "FAILED"]
+    not_run = [r for r in runs if outcome(r) == "not run"]
+    for r in not_run:
+        log(f"not run: {r.label()}: {why(r)}")
+    for r in failed:
+        log(f"FAILED: {r.label()}: {why(r)}")
+    for x in bad:
+        log(f"DIFFERENT: {x}")
+    hard = failed + (not_run if ci else [])
+    line = (f"matrix: {len(ok)} runs ok, {len(ref)} digest lines, {len(bad)} differences, {len(failed)} failed, "
+            f"{len(not_run)} not run")
+    return (1 if bad or hard or not ok else 0), line
+
 
 def compare(runs):
     """Reference digest of each line (the first run that has it) and the mismatches."""
@@ -434,7 +508,7 @@ def table(runs, width=10):
     head = "| configuration | s | " + " | ".join(cols) + " |"
     out = [head, "|" + "---|" * (len(cols) + 2)]
     for r in runs:
-        if r.error:
+        if outcome(r) != "ok":
             continue
         cells = [r.lines[c][:width] if c in r.lines else "—" for c in cols]
         out.append(f"| {r.label()} | {r.seconds:.0f} | " + " | ".join(cells) + " |")
@@ -467,14 +541,16 @@ def cpu_model():
 
 
 def write_doc(builds, runs, ref, bad, data_desc, command, total):
-    ok = [r for r in runs if not r.error]
+    ok = [r for r in runs if outcome(r) == "ok"]
+    failed = [r for r in runs if outcome(r) == "FAILED"]
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     L = ["# Determinism matrix", "",
          "Generated by `" + command + "` (tools/determinism/matrix.py); do not edit by hand.", "",
          f"**Latest run: {now}, on {cpu_model()} ({os.cpu_count()} cores), {total / 60:.0f} min. "
          + (f"Result: every digest equal across the {len(ok)} runs that ran" if not bad else
             f"Result: {len(bad)} DIFFERENCES") + (f"; {len(runs) - len(ok)} of the {len(runs)} planned runs did "
-                                                 "not run (why: below)." if len(ok) < len(runs) else ".") + "**", "",
+                                                 "not run or failed (why: below)" if len(ok) < len(runs) else "")
+         + (f", {len(failed)} of them FAILED." if failed else ".") + "**", "",
          "Each run executes `maroon-battery` (tools/determinism/battery.cpp) and prints one SHA-256 per "
          "workload over the raw result bytes (with dtype and shape). The table shows the first 10 hex "
          "digits of each workload class; the full digests are below it. The battery also prints a "
@@ -513,7 +589,7 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
          f"- Data: {data_desc}.", "",
          "## Configurations", ""]
     for b in builds:
-        n = sum(1 for r in runs if r.build is b and not r.error)
+        n = sum(1 for r in runs if r.build is b and outcome(r) == "ok")
         status = f"not run: {b.error.splitlines()[0]}" if b.error else f"{n} runs, built or brought up to date in {b.seconds:.0f} s"
         L.append(f"- `{b.name}`: {b.describe()}; SIMD targets {', '.join(b.simd) or '—'}; {status}")
     L += ["", "Tools:"] + tool_versions(builds) + ["",
@@ -536,15 +612,20 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
         "soft-float oracle, and one MLP step of batch 32 takes over a minute there "
         "(2 MLP steps + 1 CNN step + inference took 157 s).",
         "- CNN training and inference run in 8 of the 16 SIMD x thread runs of gcc12-O2 (threads 1 "
-        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds, i686's best-target "
-        "run (3 threads) and AArch64 NEON under qemu (one thread, about 3 minutes); not at -O0, nor on "
-        "SVE2 and riscv64 under qemu.",
-        "- i686: Debian's cross g++ (SSE2 arithmetic, no x87) and Highway for i386. Where the kernel runs "
-        "no 32-bit programs (ENOEXEC: no IA-32 emulation) its runs go through `qemu-i386 -cpu max`, which "
-        "emulates SSE4 at most: the `avx2 t8 round-up` run then does not run (it does where i686 runs "
-        "natively on an AVX2 CPU). No `onnx:infer`: the cross builds have no ONNX import (the host's "
-        "libonnx and libprotobuf are x86-64 ones; tools/determinism/CMakeLists.txt links it in native "
-        "builds only).",
+        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds and AArch64 NEON "
+        "under qemu (one thread, about 3 minutes); not at -O0, nor on SVE2, i686 and riscv64 under qemu "
+        "(an i686 SSE4 row with the CNN had not ended after 450 CPU s under qemu-i386).",
+        "- i686: Debian's cross g++ (SSE2 arithmetic, no x87) and Highway 1.0.3 for i386, which compiles "
+        "no AVX2 or AVX-512 code for 32-bit x86 (its HWY_BROKEN_TARGETS): the battery lists scalar and "
+        "sse4 only, so the `avx2 t8 round-up` row is not run, natively or under qemu (qemu-i386 7.2's "
+        "`-cpu max` does report AVX2). Which targets a run may force is decided the same way for every "
+        "build: what the battery's `--list-simd` prints when started as the run is (same emulator and "
+        "`-cpu`); a target it does not list makes the run \"not run\", with the reason, never a failure "
+        "or a pass (`matrix.py --self-test`). Where the kernel runs no 32-bit programs (ENOEXEC: no "
+        "IA-32 emulation) i686 runs under `qemu-i386 -cpu max`, with AArch64's battery: the full one "
+        "(ops, MLP, character GPT) on one thread, the small op battery with threads and FP states. No "
+        "`onnx:infer`: the cross builds have no ONNX import (the host's libonnx and libprotobuf are "
+        "x86-64 ones; tools/determinism/CMakeLists.txt links it in native builds only).",
         "- Under qemu-user the full battery (every op class and the 50-step MNIST MLP) runs on one "
         "thread: with several threads an emulated run crawls (the pool's workers wait on each other on "
         "emulated cores; the full op battery did not finish in 5 minutes on 2 threads, and takes about "
@@ -564,13 +645,161 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
             n = sum(1 for r in runs if r.build is b)
             L.append(f"- `{b.name}` ({n} planned runs): {b.error.splitlines()[0]}")
     for r in runs:
-        if r.error and not r.build.error:
-            L.append(f"- `{r.label()}`: {r.error.splitlines()[0]}")
+        if outcome(r) != "ok" and not r.build.error:
+            L.append(f"- `{r.label()}`: {outcome(r)}: {why(r)}")
     if bad:
         L += ["", "## Differences", ""] + [f"- {x}" for x in bad]
     with open(DOC, "w") as f:
         f.write("\n".join(L) + "\n")
     log(f"matrix: wrote {os.path.relpath(DOC, ROOT)}")
+
+
+def write_partial_doc(runs, ref, bad, data_desc, command, total):
+    """A matrix cut down with --only writes its own section of docs/determinism.md (replaced by its
+    next run, kept by no other): the rows, seconds and CPU seconds, and per workload class whether
+    every row that ran it has the same digest. The full matrix rewrites the file without it."""
+    begin, end = f"<!-- partial: {command} -->", f"<!-- end partial: {command} -->"
+    ok = [r for r in runs if outcome(r) == "ok"]
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = open("/proc/loadavg").read().split()[0]
+    L = [begin, f"## Partial run: `{command}`", "",
+         f"Written by that command (tools/determinism/matrix.py) at {now}, on {cpu_model()} "
+         f"({os.cpu_count()} cores, load average {load} at the end), {total / 60:.0f} min; its next run "
+         "replaces this section. Data: " + data_desc + ". "
+         + (f"**Every digest equal: {len(ref)} digest lines across the {len(ok)} rows that ran.**" if not bad
+            else f"**{len(bad)} DIFFERENCES** (below).") + " Wall seconds depend on the machine's load; CPU "
+         "seconds (the battery and its qemu, all threads) much less.", "",
+         "| row | outcome | wall s | CPU s | workloads |", "|---|---|---|---|---|"]
+    for r in runs:
+        classes = ", ".join(c for c in CLASSES if c in r.lines) or "—"
+        o = outcome(r) if outcome(r) == "ok" else f"{outcome(r)}: {why(r)}"
+        L.append(f"| {r.label()} | {o} | {r.seconds:.0f} | {r.cpu_seconds:.0f} | {classes} |")
+    L += ["", "Per workload class (first 16 hex digits of each distinct digest):", ""]
+    for c in CLASSES:
+        have = [r for r in ok if c in r.lines]
+        if not have:
+            continue
+        digests = sorted({r.lines[c] for r in have})
+        verdict = ("DIFFERENT" if len(digests) > 1 else "equal" if len(have) > 1 else "one row only, not compared")
+        L.append(f"- `{c}`: {verdict} ({'; '.join(r.label() for r in have)}): "
+                 + ", ".join(f"`{d[:16]}`" for d in digests))
+    if bad:
+        L += ["", "Differences:", ""] + [f"- {x}" for x in bad]
+    L.append(end)
+    text = open(DOC).read()
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + "\n".join(L) + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(L) + "\n"
+    with open(DOC, "w") as f:
+        f.write(text)
+    log(f"matrix: wrote the section of {os.path.relpath(DOC, ROOT)} for `{command}`")
+
+
+# ---------------------------------------------------------------- self-test
+
+# A stand-in battery and qemu for --self-test: the battery lists the targets of the CPU named by
+# FAKE_CPU (the stand-in qemu sets it from -cpu) and, like the library, runs its best target when
+# MAROON_SIMD names one it lacks; FAKE_IGNORE_SIMD makes it ignore MAROON_SIMD altogether and
+# FAKE_SILENT print no digest.
+FAKE_BATTERY = """#!/usr/bin/python3
+import os, sys
+have = {"host": ["scalar", "sse4", "avx2"], "max": ["scalar", "sse4"], "pentium3": ["scalar"]}[
+    os.environ.get("FAKE_CPU", "host")]
+if sys.argv[1:] == ["--list-simd"]:
+    print("\\n".join(have))
+    sys.exit(0)
+simd = os.environ.get("MAROON_SIMD", have[-1])
+if simd not in have or os.environ.get("FAKE_IGNORE_SIMD"):
+    simd = have[-1]
+fp = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--fpstate=")][0]
+print("# backend=%s simd=%s isa=%s threads=%s fpstate=%s fpbits=0" % (
+    os.environ["MAROON_BACKEND"], simd, simd, os.environ["MAROON_THREADS"], fp))
+if not os.environ.get("FAKE_SILENT"):
+    print("ops-small:unary 0123")
+"""
+FAKE_QEMU = """#!/usr/bin/python3
+import os, sys
+a = sys.argv[1:]
+while a[0].startswith("-"):
+    if a[0] == "-cpu":
+        os.environ["FAKE_CPU"] = a[1]
+    a = a[2:]
+os.execv(a[0], a)
+"""
+
+
+def self_test():
+    """--self-test (ctest determinism_matrix_not_run_rule, about a second, nothing built): the
+    not-run rule on stand-ins. A SIMD target the battery does not list where the run executes
+    (x86-64 natively, i686 natively or under qemu-i386, per emulated CPU) must come out "not run"
+    with its reason, never "FAILED" and never "ok"; a listed target runs; a battery that runs
+    another target than the one asked for, or prints no digest, fails."""
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="matrix-self-test-")
+    for name, text in (("maroon-battery", FAKE_BATTERY), ("qemu-i386", FAKE_QEMU)):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(tmp, name), 0o755)
+    os.environ["PATH"] = tmp + os.pathsep + os.environ.get("PATH", "")  # runner()'s qemu-i386
+    for k in ("FAKE_CPU", "FAKE_IGNORE_SIMD", "FAKE_SILENT"):
+        os.environ.pop(k, None)
+    wrong = []
+
+    def make(arch, native):
+        b = Build(f"self-test-{arch}", arch, "gcc12", "O2")
+        b.exe, b.native = os.path.join(tmp, "maroon-battery"), native
+        b.simd = simd_targets(b)
+        return b
+
+    def check(what, r, want, reason=None, env=None):
+        os.environ.update(env or {})
+        try:
+            execute(r, "", 60)
+        finally:
+            for k in env or {}:
+                os.environ.pop(k)
+        got = outcome(r)
+        good = got == want and (reason is None or reason in why(r)) and (want != "not run" or not r.lines)
+        log(f"matrix self-test: {'ok   ' if good else 'WRONG'} {what}: {got}" + (f" ({why(r)})" if got != "ok" else ""))
+        if not good:
+            wrong.append(what)
+        return r
+
+    x86, i686_qemu, i686_native = make("x86_64", True), make("i686", False), make("i686", True)
+    if i686_qemu.simd != ["scalar", "sse4"] or x86.simd != ["scalar", "sse4", "avx2"]:
+        wrong.append(f"--list-simd through the runner: {x86.simd}, {i686_qemu.simd}")
+    runs = [
+        check("x86-64 avx2 on a CPU that has it", Run(x86, "avx2", 3, "ftz-daz", small=True, models=False), "ok"),
+        check("x86-64 avx512 on a CPU without it", Run(x86, "avx512", 2, small=True, models=False),
+              "not run", "avx512 not available on this CPU"),
+        check("i686 avx2 under qemu-i386 -cpu max", Run(i686_qemu, "avx2", 8, "round-up", small=True, models=False),
+              "not run", "avx2 not available under qemu-i386 -cpu max"),
+        check("i686 sse4 under qemu-i386 -cpu max", Run(i686_qemu, "sse4", 2, small=True, models=False), "ok"),
+        check("i686 sse4 under qemu-i386 -cpu pentium3", Run(i686_qemu, "sse4", 1, qemu_cpu="pentium3", small=True,
+                                                             models=False), "not run", "-cpu pentium3"),
+        check("i686 avx2 natively on a CPU that has it", Run(i686_native, "avx2", 8, small=True, models=False), "ok"),
+        check("a battery that ignores MAROON_SIMD", Run(x86, "sse4", 1, small=True, models=False), "FAILED",
+              "asked for simd=sse4", {"FAKE_IGNORE_SIMD": "1"}),
+        check("a battery that prints no digest", Run(x86, "scalar", 1, small=True, models=False), "FAILED",
+              "no digest", {"FAKE_SILENT": "1"}),
+    ]
+    shown = "\n".join(table(runs))
+    for r in runs:
+        if (r.label() in shown) != (outcome(r) == "ok"):
+            wrong.append(f"table row of {r.label()}: {'shown' if r.label() in shown else 'missing'}")
+    ok_and_not_run = [r for r in runs if outcome(r) != "FAILED"]
+    ref, bad = compare(ok_and_not_run)
+    for ci, want in ((False, 0), (True, 1)):
+        status, line = summarize(ok_and_not_run, ref, bad, ci)
+        if status != want or "0 failed, 3 not run" not in line:
+            wrong.append(f"summary with ci={ci}: exit {status}, {line!r}")
+    shutil.rmtree(tmp)
+    if wrong:
+        log("matrix self-test: WRONG: " + "; ".join(wrong))
+        return 1
+    log("matrix self-test: every check passed")
+    return 0
 
 
 def main():
@@ -582,13 +811,18 @@ def main():
                     "battery is kept too, as the reference)")
     ap.add_argument("--anchor-main", action="store_true", help="also run ./build's battery (tools/build.sh), "
                     "first: the reference the other rows are compared with, e.g. --only i686 --anchor-main")
-    ap.add_argument("--no-doc", action="store_true", help="do not write docs/determinism.md")
+    ap.add_argument("--no-doc", action="store_true", help="do not write docs/determinism.md (the full matrix "
+                    "rewrites it; one cut down with --only writes its own section of it)")
     ap.add_argument("--build-only", action="store_true", help="build the configurations, run nothing")
     ap.add_argument("--timeout", type=int, default=3600, help="wall seconds per battery run (an emulated "
                     f"one gets {QEMU_TIMEOUT_FACTOR} times as many)")
     ap.add_argument("--parallel", type=int, default=1, help="battery runs of a build at once (default 1, so "
                     "that the seconds each run took are those of an idle machine; the digests do not change)")
+    ap.add_argument("--self-test", action="store_true", help="check the not-run rule on a stand-in battery "
+                    "(about a second; ctest determinism_matrix_not_run_rule) and exit")
     args = ap.parse_args()
+    if args.self_test:
+        return self_test()
     t0 = time.time()
 
     def stop(signum, frame):  # SIGTERM (and SIGINT, ignored in background jobs) end the matrix early
@@ -620,13 +854,16 @@ def main():
             mine = [r for r in runs if r.build is b]
             if b.error:
                 for r in mine:
-                    r.error = "build not available: " + b.error.splitlines()[0]
+                    why_not = "build not available: " + b.error.splitlines()[0]
+                    if b.error.startswith("packages not installable"):
+                        r.not_run = why_not
+                    else:
+                        r.error = why_not
                 continue
 
             def one(r):
                 execute(r, data_dir, args.timeout)
-                log(f"[run] {r.label():52s} {'FAILED ' + r.error.splitlines()[0] if r.error else 'ok'} "
-                    f"{r.seconds:.0f} s ({r.cpu_seconds:.0f} CPU s)")
+                log_run(r)
 
             pool = ThreadPoolExecutor(max_workers=max(1, args.parallel))
             try:
@@ -644,29 +881,23 @@ def main():
     if args.build_only:
         return 1 if any(b.error for b in builds) else 0
     for r in runs:
-        if not r.lines and not r.error:
-            r.error = "not run: the matrix was interrupted"
+        if not r.lines and not r.error and not r.not_run:
+            r.not_run = "the matrix was interrupted"
     ref, bad = compare(runs)
     log("")
     for line in table(runs, 8):
         log(line)
-    failed = [r for r in runs if r.error]
-    skipped = [r for r in failed if r.error.startswith(("SIMD target", "build not available: packages",
-                                                        "not run: the matrix was interrupted"))]
-    hard = [r for r in failed if r not in skipped or args.ci]
     total = time.time() - t0
     log("")
-    for r in failed:
-        log(f"not run or failed: {r.label()}: {r.error.splitlines()[0]}")
-    for x in bad:
-        log(f"DIFFERENT: {x}")
-    ok = len(runs) - len(failed)
-    log(f"matrix: {ok} runs, {len(ref)} digest lines each, {len(bad)} differences, {len(hard)} failures; "
-        f"{total:.0f} s")
+    status = summarize(runs, ref, bad, args.ci)
+    log(f"{status[1]}; {total:.0f} s")
     if not args.ci and not args.no_doc and not args.only:
         write_doc(builds, runs, ref, bad, data_desc,
                   "/usr/bin/python3 tools/determinism/matrix.py", total)
-    return 1 if bad or hard or ok == 0 else 0
+    elif not args.ci and not args.no_doc:  # --only: its own section, not the whole file
+        write_partial_doc(runs, ref, bad, data_desc, "/usr/bin/python3 tools/determinism/matrix.py --only "
+                          + args.only + (" --anchor-main" if args.anchor_main else ""), total)
+    return status[0]
 
 
 if __name__ == "__main__":
