@@ -117,7 +117,7 @@ std::vector<Tensor> conv_transpose(const OpCtx& c) {
   } else if (autopad != "NOTSET") {
     c.fail("auto_pad '" + autopad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
   }
-  Window win{strides, dil, {}, {}};
+  Window win{strides, dil, {}, {}, {}};  // ceil_extra empty: no ceil_mode padding
   for (size_t i = 0; i < n; ++i) {
     win.begin.push_back(pads[i]);
     win.end.push_back(pads[n + i]);
