@@ -13,24 +13,31 @@
 #
 # Builds go to build-port/<name> (ccache as the launcher when it is installed). Warnings are
 # handled as in the normal build (-Wall -Wextra, only -Werror=switch): they are counted, not
-# fatal; each build's log is build-port/<name>/build.log. "Every target" is every executable and
-# library CMake defines, EXCLUDE_FROM_ALL ones included (read from CMake's file API), not only
-# `all`. Nothing runs: tools/test.sh and the determinism matrix run what is built.
-# Exits non-zero naming each compiler and target that failed to configure or build.
+# fatal; each build's log is build-port/<name>/build.log. Each build starts clean (ccache
+# replays an unchanged file's compile, warnings included), so the log has every warning, not
+# only those of what changed since the last run; --incremental keeps what is built.
+# "Every target" is every executable and library CMake defines, EXCLUDE_FROM_ALL ones included
+# (read from CMake's file API), not only `all`. Nothing runs: tools/test.sh and the determinism
+# matrix run what is built. The summary gives, per compiler, the targets built (of all), the
+# errors, the warnings (distinct ones: a header's warning is printed once per file including it)
+# and each distinct warning. Exits non-zero naming each compiler and target that failed to
+# configure or build.
 # Not in CI (tools/test.sh): four full builds are about an hour of CPU on two cores, without ccache.
 # MAROON_PORT_JOBS (default 2) sets the build's parallelism.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 jobs=${MAROON_PORT_JOBS:-2}
+clean=1
 all=(clang14 clang19 i686 gcc12)
 only=("${all[@]}")
 while [ $# -gt 0 ]; do
   case $1 in
     --only) IFS=, read -ra only <<<"$2"; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-    *) echo "portability: unknown argument $1 (--only NAME[,NAME], --jobs N)" >&2; exit 2 ;;
+    --incremental) clean=0; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    *) echo "portability: unknown argument $1 (--only NAME[,NAME], --jobs N, --incremental)" >&2; exit 2 ;;
   esac
 done
 for n in "${only[@]}"; do
@@ -67,8 +74,9 @@ i686_args() {
   echo "$a"
 }
 
-# Every executable and library target of a configured directory (CMake's file API: the query
-# file is written before configuring).
+# Every executable and library target of a configured directory, one a line: its name, then the
+# files it makes (relative to the directory), tab-separated (CMake's file API: the query file is
+# written before configuring).
 targets_of() {
   /usr/bin/python3 - "$1" <<'EOF'
 import glob, json, os, sys
@@ -77,9 +85,28 @@ index = json.load(open(sorted(glob.glob(os.path.join(reply, "index-*.json")))[-1
 model = json.load(open(os.path.join(reply, index["reply"]["codemodel-v2"]["jsonFile"])))
 kinds = {"EXECUTABLE", "STATIC_LIBRARY", "SHARED_LIBRARY", "MODULE_LIBRARY", "OBJECT_LIBRARY"}
 for t in model["configurations"][0]["targets"]:
-    if json.load(open(os.path.join(reply, t["jsonFile"])))["type"] in kinds:
-        print(t["name"])
+    j = json.load(open(os.path.join(reply, t["jsonFile"])))
+    if j["type"] in kinds:
+        print("\t".join([t["name"]] + [a["path"] for a in j.get("artifacts", [])]))
 EOF
+}
+
+# How many of the targets (rows of targets_of) DIR's last build made: every file a target makes
+# is there (after the clean, made by this build) and none of its compiles or its link is among
+# the build's FAILED steps. (`ninja -n` cannot tell: the CONFIGURE_DEPENDS glob check is always due.)
+count_built() {
+  local dir=$1 row a ok built=0
+  shift
+  grep -E '^FAILED: ' "$dir/build.log" >"$dir/failed-steps.txt"
+  for row in "$@"; do
+    IFS=$'\t' read -ra f <<<"$row"
+    ok=1
+    for a in "${f[@]:1}"; do
+      [ -e "$dir/$a" ] && ! grep -qF -e "$a" -e "CMakeFiles/${f[0]}.dir/" "$dir/failed-steps.txt" || ok=0
+    done
+    built=$((built + ok))
+  done
+  echo "$built"
 }
 
 failed=()
@@ -107,22 +134,32 @@ for name in "${only[@]}"; do
     failed+=("$name: configure failed (see $dir/configure.log)")
     continue
   fi
-  mapfile -t targets < <(targets_of "$dir")
+  mapfile -t rows < <(targets_of "$dir")
+  targets=("${rows[@]%%$'\t'*}")
+  [ $clean -eq 1 ] && cmake --build "$dir" --target clean >/dev/null 2>&1
   say "$name: building ${#targets[@]} targets (-j $jobs)"
   # -k 0: keep going, so one run names every target that fails.
   cmake --build "$dir" -j "$jobs" --target "${targets[@]}" -- -k 0 >"$dir/build.log" 2>&1
   rc=$?
-  warnings=$(grep -c ': warning: ' "$dir/build.log")
+  built=$(count_built "$dir" "${rows[@]}")
+  errors=$(grep -c ': error: ' "$dir/build.log")
+  # Distinct warnings: file:line:col and the message, the build directory's ../../ prefix off.
+  grep -oE '[^ ]+:[0-9]+:[0-9]+: warning: .*' "$dir/build.log" | sed -E 's|^(\.\./)+||' | sort -u >"$dir/warnings.txt"
+  warnings=$(wc -l <"$dir/warnings.txt")
   secs=$(( $(date +%s) - t0 ))
+  line="$name: $built of ${#targets[@]} targets built, $errors errors, $warnings warnings, $secs s"
   if [ $rc -ne 0 ]; then
     grep -E '^FAILED: |: error: ' "$dir/build.log" | head -40
     bad=$(grep -oE '^FAILED: .*CMakeFiles/[^/]+\.dir/' "$dir/build.log" | sed -E 's|.*CMakeFiles/([^/]+)\.dir/|\1|' | sort -u | tr '\n' ' ')
     failed+=("$name: build failed in targets: ${bad:-?} (see $dir/build.log)")
-    summary+=("$name: FAILED after $secs s")
-  else
-    summary+=("$name: ${#targets[@]} targets built, $warnings warnings, $secs s")
+    line+=" (FAILED)"
+  elif [ "$built" -ne ${#targets[@]} ]; then
+    failed+=("$name: the build ended without error but $(( ${#targets[@]} - built )) targets are not built")
+    line+=" (INCOMPLETE)"
   fi
-  say "${summary[-1]}"
+  summary+=("$line")
+  say "$line"
+  while read -r w; do summary+=("  $name warning: $w"); done <"$dir/warnings.txt"
 done
 
 echo
