@@ -429,9 +429,10 @@ def plan(ci, anchor_main=False):
                  Run(b, "avx2", 3, "ftz-daz", cnn=False), Run(b, "sse4", 2, "round-up", cnn=False)]
     i = B("i686", "gcc12", "O2")
     # As for AArch64: where i686 runs under qemu-i386, the full battery (every op class, the MNIST
-    # MLP, the character GPT) on one thread; threads and FP states with the small op battery. No
-    # CNN: under qemu an SSE4 row with it did not end in 450 CPU s. avx2: not run where the
-    # battery does not list it (Highway 1.0 compiles no AVX2 for 32-bit x86; see targets_for).
+    # MLP, the character GPT) on one thread (about 70 CPU s each, scalar or SSE4); threads and FP
+    # states with the small op battery (3 CPU s each). Rows with 2 or 3 threads and the full
+    # battery had not ended after 450 CPU s under qemu. avx2: not run where the battery does not
+    # list it (Highway 1.0 compiles no AVX2 for 32-bit x86; see targets_for).
     runs += [Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 1, cnn=False),
              Run(i, "sse4", 2, models=False, small=True), Run(i, "sse4", 3, "ftz-daz", models=False, small=True),
              Run(i, "scalar", 2, "round-up", models=False, small=True),
@@ -613,8 +614,7 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
         "(2 MLP steps + 1 CNN step + inference took 157 s).",
         "- CNN training and inference run in 8 of the 16 SIMD x thread runs of gcc12-O2 (threads 1 "
         "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds and AArch64 NEON "
-        "under qemu (one thread, about 3 minutes); not at -O0, nor on SVE2, i686 and riscv64 under qemu "
-        "(an i686 SSE4 row with the CNN had not ended after 450 CPU s under qemu-i386).",
+        "under qemu (one thread, about 3 minutes); not at -O0, nor on SVE2, i686 and riscv64 under qemu.",
         "- i686: Debian's cross g++ (SSE2 arithmetic, no x87) and Highway 1.0.3 for i386, which compiles "
         "no AVX2 or AVX-512 code for 32-bit x86 (its HWY_BROKEN_TARGETS): the battery lists scalar and "
         "sse4 only, so the `avx2 t8 round-up` row is not run, natively or under qemu (qemu-i386 7.2's "
