@@ -429,11 +429,12 @@ def plan(ci, anchor_main=False):
                  Run(b, "avx2", 3, "ftz-daz", cnn=False), Run(b, "sse4", 2, "round-up", cnn=False)]
     i = B("i686", "gcc12", "O2")
     # As for AArch64: where i686 runs under qemu-i386, the full battery (every op class, the MNIST
-    # MLP, the character GPT) on one thread (about 70 CPU s each, scalar or SSE4); threads and FP
-    # states with the small op battery (3 CPU s each). Rows with 2 or 3 threads and the full
-    # battery had not ended after 450 CPU s under qemu. avx2: not run where the battery does not
-    # list it (Highway 1.0 compiles no AVX2 for 32-bit x86; see targets_for).
-    runs += [Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 1, cnn=False),
+    # MLP, the character GPT) on one thread (about 70 CPU s each, scalar or SSE4; the CNN adds
+    # about 20 to SSE4's); threads and FP states with the small op battery (3 CPU s each). Rows
+    # with 2 or 3 threads and the full battery had not ended after 450 CPU s under qemu. avx2: not
+    # run where the battery does not list it (Highway 1.0 compiles no AVX2 for 32-bit x86; see
+    # targets_for).
+    runs += [Run(i, "scalar", 1, cnn=False), Run(i, "sse4", 1),
              Run(i, "sse4", 2, models=False, small=True), Run(i, "sse4", 3, "ftz-daz", models=False, small=True),
              Run(i, "scalar", 2, "round-up", models=False, small=True),
              Run(i, "avx2", 8, "round-up", models=False, small=True)]
@@ -613,8 +614,9 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
         "soft-float oracle, and one MLP step of batch 32 takes over a minute there "
         "(2 MLP steps + 1 CNN step + inference took 157 s).",
         "- CNN training and inference run in 8 of the 16 SIMD x thread runs of gcc12-O2 (threads 1 "
-        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds and AArch64 NEON "
-        "under qemu (one thread, about 3 minutes); not at -O0, nor on SVE2, i686 and riscv64 under qemu.",
+        "and 8), its FP-state runs, the best-target run of the other -O2/-O3 builds, i686's SSE4 run "
+        "on one thread and AArch64 NEON under qemu (one thread, about 3 minutes); not at -O0, nor on "
+        "SVE2 and riscv64 under qemu.",
         "- i686: Debian's cross g++ (SSE2 arithmetic, no x87) and Highway 1.0.3 for i386, which compiles "
         "no AVX2 or AVX-512 code for 32-bit x86 (its HWY_BROKEN_TARGETS): the battery lists scalar and "
         "sse4 only, so the `avx2 t8 round-up` row is not run, natively or under qemu (qemu-i386 7.2's "
@@ -623,7 +625,8 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
         "`-cpu`); a target it does not list makes the run \"not run\", with the reason, never a failure "
         "or a pass (`matrix.py --self-test`). Where the kernel runs no 32-bit programs (ENOEXEC: no "
         "IA-32 emulation) i686 runs under `qemu-i386 -cpu max`, with AArch64's battery: the full one "
-        "(ops, MLP, character GPT) on one thread, the small op battery with threads and FP states. No "
+        "(ops, MLP, character GPT; the CNN too on SSE4) on one thread, the small op battery with threads "
+        "and FP states. No "
         "`onnx:infer`: the cross builds have no ONNX import (the host's libonnx and libprotobuf are "
         "x86-64 ones; tools/determinism/CMakeLists.txt links it in native builds only).",
         "- Under qemu-user the full battery (every op class and the 50-step MNIST MLP) runs on one "
