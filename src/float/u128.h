@@ -17,7 +17,14 @@ struct U128 {
   constexpr U128() = default;
   // From any integer, as converting it to unsigned __int128 would (negative values sign-extend).
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
-  constexpr U128(T v) : lo(static_cast<uint64_t>(v)), hi(std::is_signed_v<T> && v < 0 ? ~uint64_t{0} : 0) {}
+  constexpr U128(T v) : lo(static_cast<uint64_t>(v)), hi(sign_fill(v)) {}
+  // The high half of a sign-extended v. `v < 0` only for signed types: on bool (U128(bool),
+  // e.g. `m += inc`) it is GCC's -Wbool-compare warning.
+  template <class T>
+  static constexpr uint64_t sign_fill(T v) {
+    if constexpr (std::is_signed_v<T>) return v < 0 ? ~uint64_t{0} : 0;
+    else return 0;
+  }
   static constexpr U128 from_halves(uint64_t high, uint64_t low) {
     U128 r;
     r.hi = high;
