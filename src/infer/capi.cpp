@@ -2,10 +2,13 @@
 // (maroon/inference.h) and turns every exception into a status code and a message.
 #include "maroon/infer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "maroon/digest.h"
 #include "maroon/inference.h"
@@ -125,7 +128,13 @@ int maroon_infer_run_pixels(const maroon_infer_model* model, const uint8_t* pixe
     need(model, "model");
     need(pixels, "pixels");
     need(out, "out");
-    if (n == 0 || n > (size_t{1} << 40)) throw ArgError("[infer] n must be between 1 and 2^40 images");
+    // At most 2^40 images, and (32-bit builds) no more than a size_t can count the bytes of:
+    // `size_t{1} << 40` was a shift past a 32-bit size_t's width, and n * 784 could wrap.
+    constexpr uint64_t kMaxImages = std::min<uint64_t>(uint64_t{1} << 40, SIZE_MAX / 784);
+    if (n == 0 || n > kMaxImages)
+      throw ArgError(kMaxImages == uint64_t{1} << 40 ? "[infer] n must be between 1 and 2^40 images"
+                                                     : "[infer] n must be between 1 and " +
+                                                           std::to_string(kMaxImages) + " images");
     std::string_view bytes(reinterpret_cast<const char*>(pixels), n * 784);
     infer::Inputs in = infer::parse_inputs(bytes, infer::Format::Raw, "<pixels>");
     fill(out, model->m, in, infer::run(*model->m.net, in.x));

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+#include <type_traits>
 
 #include "lagoon/lagoon.hpp"
 #include "maroon/round.h"
@@ -49,6 +50,7 @@ class RoundGuard {
 // ---- %i754 through a native type (binary32, binary64, binary128) ----
 template <class T, class U, U kNaN>
 struct HwFloat {
+  static_assert(std::is_trivially_copyable_v<U>, "HwFloat copies its bits with memcpy");
   using Bits = U;
   static constexpr bool kFloat = true;
   Round rnd;
@@ -61,7 +63,9 @@ struct HwFloat {
   static U u(T t) {
     if (t != t) return kNaN;
     U x;
-    std::memcpy(&x, &t, sizeof x);
+    // void*: where U is U128 (32-bit x86) GCC's -Wclass-memaccess objects to its default member
+    // initializers; it is trivially copyable, so the copy is well-defined.
+    std::memcpy(static_cast<void*>(&x), &t, sizeof x);
     return x;
   }
   U add(U a, U b) const { return u(f(a) + f(b)); }
