@@ -143,8 +143,8 @@ for name in "${only[@]}"; do
   rc=$?
   built=$(count_built "$dir" "${rows[@]}")
   errors=$(grep -c ': error: ' "$dir/build.log")
-  # Distinct warnings: file:line:col and the message, the build directory's ../../ prefix off.
-  grep -oE '[^ ]+:[0-9]+:[0-9]+: warning: .*' "$dir/build.log" | sed -E 's|^(\.\./)+||' | sort -u >"$dir/warnings.txt"
+  # Distinct warnings: file:line:col and the message, the checkout's path or ../../ prefix off.
+  grep -oE '[^ ]+:[0-9]+:[0-9]+: warning: .*' "$dir/build.log" | sed -E "s|^$root/||; s|^(\.\./)+||" | sort -u >"$dir/warnings.txt"
   warnings=$(wc -l <"$dir/warnings.txt")
   secs=$(( $(date +%s) - t0 ))
   line="$name: $built of ${#targets[@]} targets built, $errors errors, $warnings warnings, $secs s"
