@@ -22,6 +22,30 @@
 
 namespace maroon::cpu {
 
+// Plan::Impl's members, outside the anonymous namespace below: a type with a member of an
+// anonymous-namespace type is GCC's -Wsubobject-linkage once this file is part of a unity batch.
+// A sum of a product seen through movement ops (conv2d's input gradient permutes the product
+// before summing it): the movement nodes and the product are deferred to the reduction, which
+// runs them as a matmul over moved factors, or else computes them as usual first.
+// A sum read through movement ops of such a matmul's result that nothing else reads (conv2d's
+// input gradient folds its window tensor back onto the image): the matmul and the movement
+// nodes are deferred to the outer sum, which computes both together (try_matmul_fold) or else
+// one after the other.
+struct MatmulChains {
+  std::unordered_map<const Node*, std::vector<Node*>> chain;  // REDUCE -> its movement nodes
+  std::unordered_map<const Node*, std::pair<std::vector<Node*>, Node*>> fold;  // REDUCE -> (chain, matmul)
+  std::unordered_set<const Node*> deferred;
+};
+
+// A matmul whose result only one elementwise kernel reads (bias, ReLU, residual add) runs that
+// kernel as its epilogue (cpu/epilogue.h): the REDUCE and the views from the kernel's leaf down
+// to it (leaf first) are deferred to the kernel's node.
+struct EpilogueSite {
+  Node* reduce = nullptr;
+  std::vector<Node*> views;
+  int ops = 0;  // in the kernel (capped as fused kernels are: kMaxFusedOps)
+};
+
 namespace {
 
 bool is_elementwise(const Node& n) { return maroon::is_elementwise(op_info(n.op).kind); }
@@ -60,28 +84,6 @@ struct Consumers {
     const Info i = at(n);
     return !n->realized && n != root && i.refs == 1 && i.use_count <= i.refs;
   }
-};
-
-// A sum of a product seen through movement ops (conv2d's input gradient permutes the product
-// before summing it): the movement nodes and the product are deferred to the reduction, which
-// runs them as a matmul over moved factors, or else computes them as usual first.
-// A sum read through movement ops of such a matmul's result that nothing else reads (conv2d's
-// input gradient folds its window tensor back onto the image): the matmul and the movement
-// nodes are deferred to the outer sum, which computes both together (try_matmul_fold) or else
-// one after the other.
-struct MatmulChains {
-  std::unordered_map<const Node*, std::vector<Node*>> chain;  // REDUCE -> its movement nodes
-  std::unordered_map<const Node*, std::pair<std::vector<Node*>, Node*>> fold;  // REDUCE -> (chain, matmul)
-  std::unordered_set<const Node*> deferred;
-};
-
-// A matmul whose result only one elementwise kernel reads (bias, ReLU, residual add) runs that
-// kernel as its epilogue (cpu/epilogue.h): the REDUCE and the views from the kernel's leaf down
-// to it (leaf first) are deferred to the kernel's node.
-struct EpilogueSite {
-  Node* reduce = nullptr;
-  std::vector<Node*> views;
-  int ops = 0;  // in the kernel (capped as fused kernels are: kMaxFusedOps)
 };
 
 // The movement nodes from n's source down to the first node that is not one, while each is

@@ -9,6 +9,10 @@
 namespace maroon::test {
 namespace {
 
+// The model needs a signed 128-bit integer: 32-bit x86 has none, so there the model's test is
+// compiled out and says so (the determinism matrix checks i686's integer ops against x86-64's
+// bits instead: docs/determinism.md).
+#if defined(__SIZEOF_INT128__)
 using i128 = __int128;
 using u128 = unsigned __int128;
 
@@ -100,6 +104,12 @@ TEST(IntOps, IntegerCastsWrapAndExtend) {
     }
   }
 }
+
+#else
+TEST(IntOps, TheWideIntegerModelNeedsA128BitType) {
+  GTEST_SKIP() << "no 128-bit integer type on this target for the model";
+}
+#endif  // __SIZEOF_INT128__
 
 }  // namespace
 }  // namespace maroon::test

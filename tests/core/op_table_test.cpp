@@ -83,13 +83,15 @@ TEST(OpTable, RoundsSaysWhetherFloatResultsDependOnTheMode) {
       if (by_mode.empty()) break;
       applied = true;
       for (size_t m = 1; m < by_mode.size(); ++m) any_difference = any_difference || by_mode[m] != by_mode[0];
-      if (!info.rounds)
+      if (!info.rounds) {
         EXPECT_FALSE(any_difference) << "maroon/ops.def says " << info.name << " is Exact, but its "
                                      << dtype_name(d) << " results depend on the rounding mode";
+      }
     }
-    if (info.rounds)
+    if (info.rounds) {
       EXPECT_TRUE(any_difference) << "maroon/ops.def says " << info.name
                                   << " Rounds, but no result depended on the rounding mode";
+    }
     rows += applied;
   }
   EXPECT_GE(rows, 26);
@@ -128,7 +130,9 @@ TEST(OpTable, IdentityLeavesEveryOperandUnchanged) {
 TEST(OpTable, CommutesSaysWhetherSwappingTheFirstTwoOperandsChangesABit) {
   for (const OpInfo& info : all_ops()) {
     if (info.arity < 2 || info.op == Op::WHERE) {
-      if (info.op != Op::WHERE) EXPECT_FALSE(info.commutes) << info.name << " has one operand";
+      if (info.op != Op::WHERE) {
+        EXPECT_FALSE(info.commutes) << info.name << " has one operand";
+      }
       continue;
     }
     bool differs = false;
@@ -137,12 +141,14 @@ TEST(OpTable, CommutesSaysWhetherSwappingTheFirstTwoOperandsChangesABit) {
       std::vector<Tensor> x = operands(info, d, 4242), y = x;
       std::swap(y[0], y[1]);
       bool here = apply(info, x, d)->bits() != apply(info, y, d)->bits();
-      if (info.commutes)
+      if (info.commutes) {
         EXPECT_FALSE(here) << "maroon/ops.def says " << info.name << " Commutes, but not on " << dtype_name(d);
+      }
       differs = differs || here;
     }
-    if (!info.commutes)
+    if (!info.commutes) {
       EXPECT_TRUE(differs) << "maroon/ops.def says " << info.name << " is Ordered, but it commuted on every input";
+    }
   }
 }
 

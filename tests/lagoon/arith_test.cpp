@@ -17,7 +17,7 @@
 using namespace lagoon_test;
 using maroon::Round;
 namespace sf = maroon::sf;
-using u128 = unsigned __int128;
+using u128 = maroon::u128;  // unsigned __int128 where the compiler has it, else the portable U128
 
 namespace {
 
@@ -130,7 +130,7 @@ namespace {
 
 void to_mpfr(mpfr_t y, u128 x) {
   const Fmt& f = kQ;
-  bool neg = (x >> 127) & 1;
+  bool neg = ((x >> 127) & 1) != 0;
   int64_t e = int64_t((x >> f.mbits) & f.expmask());
   u128 m = x & f.manmask();
   if (e == int64_t(f.expmask())) {

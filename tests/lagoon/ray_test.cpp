@@ -208,7 +208,7 @@ TEST(LagoonTensor, RoundTripAndCompute) {
 TEST(LagoonSemantics, ReductionsAndComparisons) {
   maroon_lagoon_result res{};
   maroon_lagoon_error err{};
-  const unsigned __int128 NaN = 0x7fc00000, one = 0x3f800000, two = 0x40000000, negz = 0x80000000;
+  const maroon::u128 NaN = 0x7fc00000, one = 0x3f800000, two = 0x40000000, negz = 0x80000000;
   // max: the accumulator starts at x0 and scans x_{n-1}..x_0 with a strict >: a NaN at x0
   // sticks, an interior NaN is skipped.
   ORay a = make({3}, 5, MAROON_LAGOON_I754, {NaN, two, one});
@@ -258,7 +258,7 @@ namespace {
 ORay iota_f32(std::vector<uint64_t> shape) {
   uint64_t n = 1;
   for (auto d : shape) n *= d;
-  std::vector<unsigned __int128> v(n);
+  std::vector<maroon::u128> v(n);
   for (uint64_t i = 0; i < n; ++i) {
     float f = float(i) * 0.5f - 3.0f;
     uint32_t b;
@@ -360,7 +360,7 @@ TEST(LagoonExtra, Conv2dIsMmulOverIm2col) {
     const uint64_t OH = (H + 2 - KH) / 2 + 1, OW = (W - KW) / 1 + 1, KK = Cc * KH * KW;
     ASSERT_EQ(y.shape, (std::vector<uint64_t>{N, O, OH, OW}));
     // cols: [N*OH*OW, KK]; weights as [KK, O] (transposed [O, KK]).
-    std::vector<unsigned __int128> cols;
+    std::vector<maroon::u128> cols;
     for (uint64_t n = 0; n < N; ++n)
       for (uint64_t oh = 0; oh < OH; ++oh)
         for (uint64_t ow = 0; ow < OW; ++ow)
@@ -372,7 +372,7 @@ TEST(LagoonExtra, Conv2dIsMmulOverIm2col) {
                 cols.push_back(in ? x.at(((n * Cc + c) * H + uint64_t(ih)) * W + uint64_t(iw)) : 0);
               }
     ORay cm = make({N * OH * OW, KK}, 5, MAROON_LAGOON_I754, cols);
-    ORay wm = make({O, KK}, 5, MAROON_LAGOON_I754, std::vector<unsigned __int128>(w.numel()));
+    ORay wm = make({O, KK}, 5, MAROON_LAGOON_I754, std::vector<maroon::u128>(w.numel()));
     std::memcpy(wm.data.data(), w.data.data(), w.data.size());
     auto cwm = wm.c();
     ASSERT_EQ(maroon_lagoon_transpose(&cwm, rnd, &res, &err), 0);
@@ -433,7 +433,7 @@ TEST(LagoonSemantics, ScalarArmsAreTrueElementwiseOps) {
   ASSERT_EQ(maroon_lagoon_div_scalar(&c, atom(seven), 'z', &res, &err), 0);
   EXPECT_EQ(take(res).at(0), 0x40400000u);  // 3.0
   // fill keeps the scalar's low 32 bits, as ++fil does.
-  auto wide = le_bytes((unsigned __int128)(0x1ull) << 32 | 0x40e00000, 8);
+  auto wide = le_bytes((maroon::u128)(0x1ull) << 32 | 0x40e00000, 8);
   ASSERT_EQ(maroon_lagoon_div_scalar(&c, atom(wide), 'z', &res, &err), 0);
   EXPECT_EQ(take(res).at(0), 0x40400000u);
 }
@@ -467,8 +467,8 @@ TEST(LagoonJam, RaysOfEveryBloqRoundTrip) {
 // Lagoon's max among equal extremes: x_0 if it is one, otherwise the highest index (the reel
 // visits x_{n-1} first and replaces only on a strict >). -0 and +0 make the choice visible.
 TEST(LagoonSemantics, MaxTiesFollowTheReel) {
-  const unsigned __int128 pz = 0, nz = 0x80000000, neg1 = 0xbf800000;
-  auto max_of = [](std::vector<unsigned __int128> v) {
+  const maroon::u128 pz = 0, nz = 0x80000000, neg1 = 0xbf800000;
+  auto max_of = [](std::vector<maroon::u128> v) {
     ORay a = make({v.size()}, 5, MAROON_LAGOON_I754, v);
     auto c = a.c();
     maroon_lagoon_result res{};

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "float/u128.h"  // maroon::u128: unsigned __int128, or the portable U128 on 32-bit x86
 #include "maroon/lagoon.h"
 
 namespace lagoon_test {
@@ -37,8 +38,8 @@ struct ORay {
     for (auto d : shape) n *= d;
     return n;
   }
-  unsigned __int128 at(uint64_t i) const {
-    unsigned __int128 v = 0;
+  maroon::u128 at(uint64_t i) const {
+    maroon::u128 v = 0;
     std::memcpy(&v, data.data() + i * w(), w());
     return v;
   }
@@ -47,7 +48,7 @@ struct ORay {
 
 // Builds a ray from element bits (bloq >= 3).
 inline ORay make(std::vector<uint64_t> shape, uint32_t bloq, uint32_t kind,
-                 const std::vector<unsigned __int128>& elems) {
+                 const std::vector<maroon::u128>& elems) {
   ORay r{std::move(shape), bloq, kind, {}};
   size_t w = r.w();
   r.data.assign(elems.size() * w + 1, 0);
@@ -68,7 +69,7 @@ inline ORay take(maroon_lagoon_result& res) {
 }
 
 inline maroon_lagoon_atom atom(const std::vector<uint8_t>& b) { return maroon_lagoon_atom{b.data(), b.size()}; }
-inline std::vector<uint8_t> le_bytes(unsigned __int128 v, size_t w) {
+inline std::vector<uint8_t> le_bytes(maroon::u128 v, size_t w) {
   std::vector<uint8_t> b(w);
   std::memcpy(b.data(), &v, w);
   return b;

@@ -74,7 +74,9 @@ TEST(VerifyRecord, FlippedBitInAnyNamedFileIsReported) {
     EXPECT_NE(f.recorded, f.found);
     EXPECT_EQ(f.recorded.size(), 64u);
     EXPECT_EQ(f.found.size(), 64u);
-    if (file[0] == 'r') EXPECT_EQ(f.step, 2);
+    if (file[0] == 'r') {
+      EXPECT_EQ(f.step, 2);
+    }
   }
 }
 
