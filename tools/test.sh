@@ -32,6 +32,7 @@ stage() {
 report() { printf 'test.sh:   %s\n' "${summary[@]}"; }
 
 stage build bash tools/build.sh
+stage warnings bash tools/check_warnings.sh build/build.log
 stage ctest ctest --test-dir build --output-on-failure -j "$(nproc)"
 # ASan+UBSan (the safety, IO and CLI suites), each libFuzzer harness for MAROON_FUZZ_SECONDS
 # (the issue's 30 s: about 125 s of CI, paid for by the libraries' unity build) two at a time,
