@@ -1,10 +1,10 @@
 #include "cpu/operand_copy.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
+#include "cpu/gemm_pack.h"
 #include "cpu/kernel.h"
 #include "cpu/keyed_store.h"
 
@@ -12,16 +12,16 @@ namespace maroon::cpu {
 
 namespace {
 
-// A copy's rows as runs: row r is the `row` elements starts[r] + i * step of the buffer.
+// A copy cut into runs: run r is the `row` elements starts[r] + i * step of the buffer.
 struct Runs {
   int64_t row = 0, step = 0;
   std::vector<int64_t> starts;
 };
 
-// A model's operands that need a copy are few (attention's heads: four per layer), and a run
-// list is an eighth of the indices it replaces at most; longer lists are not kept.
+// A model's operands that need a copy are few (attention's heads: four per layer); a list of
+// more than 2^17 runs (1 MiB) is not kept.
 constexpr size_t kEntries = 32;
-constexpr int64_t kMaxRows = int64_t{1} << 17;
+constexpr int64_t kMaxRuns = int64_t{1} << 17;
 
 KeyedStore<Runs>& store() {
   static auto* s = new KeyedStore<Runs>(kEntries);  // never destroyed (see matmul_layouts.cpp)
@@ -47,39 +47,49 @@ void key_of(const ShapeTracker& view, const Shape& dense_shape, std::vector<int6
 }
 
 template <class T>
-void copy_strided_runs(const T* src, const Runs& r, T* dst) {
+void copy_typed_runs(const T* src, const Runs& r, T* dst) {
   for (int64_t s : r.starts) {
     const T* p = src + s;
-    for (int64_t i = 0; i < r.row; ++i) dst[i] = p[i * r.step];
+    if (r.step == 1) copy_run(dst, p, r.row);  // inline pieces: runs are short (a head's 16)
+    else
+      for (int64_t i = 0; i < r.row; ++i) dst[i] = p[i * r.step];
     dst += r.row;
   }
 }
 
 void copy_runs(const Buffer& buffer, const Runs& r, uint8_t* dst) {
-  const size_t sz = itemsize(buffer.dtype);
   const uint8_t* src = buffer.bytes();
-  if (r.step == 1 || r.row == 1) {
-    const size_t bytes = static_cast<size_t>(r.row) * sz;
-    for (int64_t s : r.starts) std::memcpy(dst, src + s * static_cast<int64_t>(sz), bytes), dst += bytes;
-    return;
-  }
-  switch (sz) {
-    case 1: return copy_strided_runs(src, r, dst);
-    case 2: return copy_strided_runs(reinterpret_cast<const uint16_t*>(src), r, reinterpret_cast<uint16_t*>(dst));
-    case 4: return copy_strided_runs(reinterpret_cast<const uint32_t*>(src), r, reinterpret_cast<uint32_t*>(dst));
-    default: return copy_strided_runs(reinterpret_cast<const uint64_t*>(src), r, reinterpret_cast<uint64_t*>(dst));
+  switch (itemsize(buffer.dtype)) {
+    case 1: return copy_typed_runs(src, r, dst);
+    case 2: return copy_typed_runs(reinterpret_cast<const uint16_t*>(src), r, reinterpret_cast<uint16_t*>(dst));
+    case 4: return copy_typed_runs(reinterpret_cast<const uint32_t*>(src), r, reinterpret_cast<uint32_t*>(dst));
+    default: return copy_typed_runs(reinterpret_cast<const uint64_t*>(src), r, reinterpret_cast<uint64_t*>(dst));
   }
 }
 
-// Whether the row idx[0, n) is idx[0] + i * step with no padding, the step the same as the
-// earlier rows' (the first row sets it).
+// The length of the runs a copy is cut into: the longest arithmetic start of the first row,
+// lowered to a divisor of the row (a head of 16 elements in a row of 64: attention's output
+// read back through the reshape that joins its heads).
+int64_t run_length(const int64_t* idx, int64_t n) {
+  int64_t len = std::min<int64_t>(n, 2);
+  while (len < n && idx[len] - idx[len - 1] == idx[1] - idx[0]) ++len;
+  while (n % len != 0) --len;
+  return len;
+}
+
+// Whether the row idx[0, n) is runs of r->row elements, each start + i * step with no padding,
+// the step the same as the earlier rows' (the first row sets the run length and step).
 bool extends_runs(const int64_t* idx, int64_t n, bool first, Runs* r) {
-  const int64_t step = n > 1 ? idx[1] - idx[0] : 0;
-  if (!first && n > 1 && step != r->step) return false;
-  if (first) r->step = step;
-  for (int64_t i = 0; i < n; ++i)
-    if (idx[i] < 0 || idx[i] != idx[0] + i * step) return false;
-  r->starts.push_back(idx[0]);
+  if (first) {
+    r->row = run_length(idx, n);
+    r->step = r->row > 1 ? idx[1] - idx[0] : 0;
+  }
+  for (int64_t at = 0; at < n; at += r->row) {
+    const int64_t* run = idx + at;
+    for (int64_t i = 0; i < r->row; ++i)
+      if (run[i] < 0 || run[i] != run[0] + i * r->step) return false;
+    r->starts.push_back(run[0]);
+  }
   return true;
 }
 
@@ -95,14 +105,14 @@ void copy_dense(const Buffer& buffer, const ShapeTracker& view, const Shape& den
   // Row by row along the last axis (row_indices walks the view stack without divisions).
   const int64_t row = dense_shape.empty() ? 1 : dense_shape.back();
   auto runs = std::make_shared<Runs>();
-  runs->row = row;
-  bool uniform = row > 0 && n / row <= kMaxRows;
+  bool uniform = row > 0;
   std::vector<int64_t> c(s.size(), 0), idx(static_cast<size_t>(std::max<int64_t>(row, 1)));
   for (int64_t p0 = 0; p0 < n && row > 0; p0 += row) {
     if (s.empty()) idx[0] = view.index(c.data());
     else view.row_indices(c.data(), row, idx.data());
     gather(buffer, idx.data(), static_cast<int>(row), dst + p0 * static_cast<int64_t>(sz));
-    uniform = uniform && extends_runs(idx.data(), row, p0 == 0, runs.get());
+    uniform = uniform && extends_runs(idx.data(), row, p0 == 0, runs.get()) &&
+              static_cast<int64_t>(runs->starts.size()) <= kMaxRuns;
     for (size_t d = s.size() - (s.empty() ? 0 : 1); d-- > 0;) {
       if (++c[d] < dense_shape[d]) break;
       c[d] = 0;

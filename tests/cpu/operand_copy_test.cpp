@@ -1,7 +1,7 @@
 // Matmul operands that one strided view cannot express, copied out densely (src/cpu/operand_copy.cpp),
 // against the reference executor, bit for bit, on every SIMD target and 1, 2 and 3 threads:
-// attention's heads (a slice of the fused QKV projection, reshaped into heads and transposed),
-// rows that are contiguous runs (float32) and runs at a stride (float64), padded views and rows
+// attention's heads (a slice of the fused QKV projection, reshaped into heads and transposed, and
+// joined back: rows of runs), contiguous runs and runs at a stride, padded views and rows
 // that cross a carry of the view below (neither kept as runs). The runs of a view stack are kept
 // after its first copy, so every later run of the same graph must find them.
 #include <gtest/gtest.h>
@@ -28,15 +28,24 @@ Tensor heads_of(const Tensor& qkv, int64_t part, int64_t heads) {
 TEST(CpuBackend, DenseOperandRuns) {
   for (DType d : {DType::Float32, DType::Float64}) {
     const std::string tag(dtype_name(d));
-    const int64_t before = cpu::dense_copy_hits();
-    const int runs = g_runs;
     // q @ k^T reads rows of hd contiguous elements; p @ v reads v's rows at the stride of a
-    // sequence step (3 * batch * heads * hd elements).
+    // sequence step (3 * batch * heads * hd elements): three copies per run.
+    int64_t before = cpu::dense_copy_hits();
+    int runs = g_runs;
     check("attention scores and values " + tag, [&] {
       Tensor qkv = copy_operand(d, {32, 3, 48}, 11);
       Tensor q = heads_of(qkv, 0, 2), k = heads_of(qkv, 1, 2), v = heads_of(qkv, 2, 2);
       Tensor p = q.matmul(k.permute({0, 2, 1})).realize();
       return p.matmul(v);
+    });
+    EXPECT_GT(g_runs - runs, 1) << tag;
+    EXPECT_GE(cpu::dense_copy_hits() - before, 3 * (g_runs - runs - 1)) << tag << ": a run did not find its runs";
+    // The heads joined back for the output projection: rows of 16 in runs of hd = 8.
+    before = cpu::dense_copy_hits();
+    runs = g_runs;
+    check("heads joined " + tag, [&] {
+      Tensor o = copy_operand(d, {6, 32, 8}, 12).permute({1, 0, 2}).reshape({32 * 3, 16});
+      return o.matmul(copy_operand(d, {16, 40}, 13));
     });
     EXPECT_GE(cpu::dense_copy_hits() - before, g_runs - runs - 1) << tag << ": a run did not find its runs";
   }
