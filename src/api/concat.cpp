@@ -75,12 +75,7 @@ Tensor Tensor::stack_all(const std::vector<Tensor>& ts, int64_t dim) {
     Tensor mask = api::filled(ms, true, DType::Bool).pad(mp);
     out = prim::where(mask, slot, out);
   }
-  if (dim == 0) return out;
-  std::vector<int64_t> order;
-  for (int64_t i = 1; i <= dim; ++i) order.push_back(i);
-  order.push_back(0);
-  for (int64_t i = dim + 1; i < out.ndim(); ++i) order.push_back(i);
-  return out.permute(order);
+  return api::move_first_axis(out, dim);
 }
 
 Tensor Tensor::stack(const std::vector<Tensor>& others, int64_t dim) const {

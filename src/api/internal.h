@@ -33,5 +33,15 @@ Tensor pad_constant(const Tensor& t, const Pairs& p, Scalar value);
 // Whether a matmul or convolution runs as REDUCE_MULACC: `fused` if given, else FusedScope's
 // setting; never for integer results (src/api/linalg.cpp).
 bool use_fused(std::optional<bool> fused, DType out);
+// `x` with its first axis moved to position `axis`, the others in order (a view): stack's last
+// step, and ONNX Scan's stacked outputs (src/onnx/ops_control.cpp).
+inline Tensor move_first_axis(const Tensor& x, int64_t axis) {
+  if (axis == 0) return x;
+  std::vector<int64_t> order;
+  for (int64_t i = 1; i <= axis; ++i) order.push_back(i);
+  order.push_back(0);
+  for (int64_t i = axis + 1; i < x.ndim(); ++i) order.push_back(i);
+  return x.permute(order);
+}
 
 }  // namespace maroon::api

@@ -69,9 +69,9 @@ inline T CanonicalNaN() {
   return v;
 }
 
-// The register tile the dispatched target uses for a product with N columns: rows (MR) and
-// columns (NR) of a packed panel.
-void gemm_panel_sizes(DType d, int64_t N, int64_t* mr, int64_t* nr);
+// The register tile the dispatched target uses for a product of M rows and N columns (those of
+// the GemmArgs given to gemm_pack_b and gemm_task): rows (MR) and columns (NR) of a packed panel.
+void gemm_panel_sizes(DType d, int64_t M, int64_t N, int64_t* mr, int64_t* nr);
 // Packs panels [p0, p1) of batch b's B into bp (ceil(N/NR) panels of NR*K elements).
 void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1);
 // Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B

@@ -33,7 +33,7 @@ void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Ep
     sub.span = box.nc;
     sub.tasks_n = 1;
     int64_t mr, nr;
-    gemm_panel_sizes(d, sub.N, &mr, &nr);
+    gemm_panel_sizes(d, sub.M, sub.N, &mr, &nr);
     const int64_t panels = (sub.N + nr - 1) / nr;
     // Kept by each thread between calls (fresh pages cost more than packing them).
     thread_local std::unique_ptr<uint64_t[]> mem;

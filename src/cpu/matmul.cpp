@@ -100,7 +100,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   const GemmArgs g = plan.args(buf->bytes(), gemm_task_span(M, N));
   const DType d = out.dtype;
   int64_t mr, nr;
-  gemm_panel_sizes(d, N, &mr, &nr);
+  gemm_panel_sizes(d, M, N, &mr, &nr);
   const size_t sz = itemsize(d);
   const int64_t per_batch = g.tasks_m * g.tasks_n;
   if (g.tasks_m == 1) {  // each B panel is read by one task only: that task packs it (matmul_local.cpp)

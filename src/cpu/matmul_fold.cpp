@@ -241,7 +241,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     g.tasks_m = (g.M + kGemmMC - 1) / kGemmMC;
     g.span = g.N;
     int64_t mr, nr;
-    gemm_panel_sizes(d, g.N, &mr, &nr);
+    gemm_panel_sizes(d, g.M, g.N, &mr, &nr);
     const int64_t panels = (g.N + nr - 1) / nr;
     void* const bpack = scratch(&bpack_mem, &bpack_cap, static_cast<size_t>(panels * nr * g.K) * sz);
     if (mm.rnd != Round::NearestEven) set_hw_round(mm.rnd);

@@ -4,6 +4,7 @@
 
 #include "cpu/kernel.h"
 #include "cpu/matmul_layouts.h"
+#include "cpu/operand_copy.h"
 
 namespace maroon::cpu {
 
@@ -28,18 +29,7 @@ Operand operand(const Buffer& buffer, const ShapeTracker& view) {
   const int64_t n = numel(dense_shape);
   if (n > kMaxDenseElements) return o;
   o.dense = std::make_shared<Buffer>(buffer.dtype, n);
-  // Row by row along the last axis (row_indices walks the view stack without divisions).
-  const int64_t row = dense_shape.empty() ? 1 : dense_shape.back();
-  std::vector<int64_t> c(s.size(), 0), idx(static_cast<size_t>(std::max<int64_t>(row, 1)));
-  for (int64_t p0 = 0; p0 < n && row > 0; p0 += row) {
-    if (s.empty()) idx[0] = view.index(c.data());
-    else view.row_indices(c.data(), row, idx.data());
-    gather(buffer, idx.data(), static_cast<int>(row), o.dense->bytes() + p0 * itemsize(buffer.dtype));
-    for (size_t d = s.size() - (s.empty() ? 0 : 1); d-- > 0;) {
-      if (++c[d] < dense_shape[d]) break;
-      c[d] = 0;
-    }
-  }
+  copy_dense(buffer, view, dense_shape, o.dense->bytes());
   o.data = o.dense->bytes();
   o.strides.assign(s.size(), 0);
   int64_t acc = 1;

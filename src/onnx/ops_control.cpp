@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "api/internal.h"
 #include "onnx/graph.h"
 
 namespace maroon::onnx {
@@ -67,16 +68,6 @@ Tensor empty_scan(const OpCtx& c, const Graph& body, size_t out) {
   s.insert(s.begin(), 0);
   static const uint8_t none = 0;
   return Tensor::from_bytes(&none, 0, s, v.dtype);
-}
-
-// `x` (stacked along axis 0) with that axis moved to `axis` (a view).
-Tensor move_first_axis(const Tensor& x, int64_t axis) {
-  if (axis == 0) return x;
-  std::vector<int64_t> order;
-  for (int64_t i = 1; i <= axis; ++i) order.push_back(i);
-  order.push_back(0);
-  for (int64_t i = axis + 1; i < x.ndim(); ++i) order.push_back(i);
-  return x.permute(order);
 }
 
 // Element `i` of `x` along `axis`, that axis removed (a view).
@@ -181,7 +172,8 @@ std::vector<Tensor> scan_core(const OpCtx& c, const Graph& body, std::vector<Ten
   for (size_t k = 0; k < n_out; ++k) {
     const bool rev = k < spec.out_reverse.size() && spec.out_reverse[k] != 0;
     Tensor y = steps == 0 ? empty_scan(c, body, n_state + k) : scans[k].stacked(rev);
-    result.push_back(move_first_axis(y, c.axis(k < spec.out_axes.size() ? spec.out_axes[k] : 0, y.ndim())));
+    const int64_t axis = c.axis(k < spec.out_axes.size() ? spec.out_axes[k] : 0, y.ndim());
+    result.push_back(api::move_first_axis(y, axis));
   }
   return result;
 }

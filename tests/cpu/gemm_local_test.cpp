@@ -6,6 +6,7 @@
 // every rounding mode. Each case also checks that the path ran.
 #include <gtest/gtest.h>
 
+#include "cpu/gemm.h"
 #include "cpu/gemm_local.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -89,6 +90,38 @@ TEST(CpuBackend, ConvLocalPacking) {
       return x.conv2d(w, std::nullopt, 1, {2}, {1}, {0});
     });
   }
+}
+
+// The 8 x 3 register tile (src/cpu/gemm.cpp, TileFor): products of 8 to 88 rows, a multiple of
+// 8 (conv2d's output channels), whose rows 6-row tiles would leave partly empty; one and several
+// column panels, a last panel narrower than the tile; float32 and float64, NaN, infinities,
+// signed zeros and subnormals, rounding modes. Where the best target has 32 vector registers,
+// each of these shapes must get the 8-row tile (elsewhere it does not exist).
+TEST(CpuBackend, EightRowTile) {
+  const int64_t shapes[][3] = {{16, 27, 720}, {32, 70, 300}, {8, 16, 1000}, {40, 9, 230}, {88, 33, 600}};
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const auto& s : shapes)
+      for (Round r : {Round::NearestEven, Round::Down}) {
+        if (d == DType::Float64 && (s[2] > 700 || r != Round::NearestEven)) continue;  // the reference is slow
+        const std::string tag = std::string(dtype_name(d)) + " " + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
+                                "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
+        const uint64_t seed = static_cast<uint64_t>(s[0] * 11 + s[2] + static_cast<int>(r) * 5);
+        check("8-row tile " + tag, [&] {
+          Tensor x = local_operand(d, {s[0], s[1]}, seed, true), y = local_operand(d, {s[1], s[2]}, seed + 1, true);
+          RoundingScope scope(r);
+          return x.matmul(y);
+        });
+      }
+  BackendSettings keep;
+  set_simd_target(targets_to_test().back());
+  int64_t mr = 0, nr = 0;
+  cpu::gemm_panel_sizes(DType::Float32, 16, 1000, &mr, &nr);
+  if (mr == 4) GTEST_SKIP() << "the best target has 16 vector registers: no 8-row tile";
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const auto& s : shapes) {
+      cpu::gemm_panel_sizes(d, s[0], s[2], &mr, &nr);
+      EXPECT_EQ(mr, 8) << dtype_name(d) << " " << s[0] << "x" << s[2];
+    }
 }
 
 }  // namespace

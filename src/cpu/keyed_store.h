@@ -1,0 +1,70 @@
+// A small bounded store of values computed from a key of integers (shapes, strides, offsets):
+// plans that are pure functions of their key, kept between calls so a repeated product (a
+// model's inference loop, a training step) finds them instead of rebuilding them. A hit compares
+// the whole key (never the hash alone), so it returns exactly what a fresh computation would.
+// Thread-safe; filled up to `capacity` entries, then replaced oldest first.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace maroon::cpu {
+
+template <class T>
+class KeyedStore {
+ public:
+  explicit KeyedStore(size_t capacity) : capacity_(capacity) {}
+
+  std::shared_ptr<const T> find(const std::vector<int64_t>& key) {
+    const uint64_t h = hash_of(key);
+    std::lock_guard<std::mutex> lock(m_);
+    for (const Entry& e : entries_)
+      if (e.hash == h && e.key == key) {
+        ++hits_;
+        return e.value;
+      }
+    return nullptr;
+  }
+
+  void put(const std::vector<int64_t>& key, std::shared_ptr<const T> value) {
+    Entry e{hash_of(key), key, std::move(value)};
+    std::lock_guard<std::mutex> lock(m_);
+    if (entries_.size() < capacity_) entries_.push_back(std::move(e));
+    else entries_[next_++ % capacity_] = std::move(e);
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    entries_.clear();
+    next_ = 0;
+    hits_ = 0;
+  }
+
+  int64_t hits() {
+    std::lock_guard<std::mutex> lock(m_);
+    return hits_;
+  }
+
+ private:
+  struct Entry {
+    uint64_t hash = 0;
+    std::vector<int64_t> key;
+    std::shared_ptr<const T> value;
+  };
+
+  static uint64_t hash_of(const std::vector<int64_t>& key) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+    for (int64_t v : key) h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    return h;
+  }
+
+  const size_t capacity_;
+  std::mutex m_;
+  std::vector<Entry> entries_;
+  size_t next_ = 0;
+  int64_t hits_ = 0;
+};
+
+}  // namespace maroon::cpu

@@ -1,0 +1,70 @@
+// Matmul operands that one strided view cannot express, copied out densely (src/cpu/operand_copy.cpp),
+// against the reference executor, bit for bit, on every SIMD target and 1, 2 and 3 threads:
+// attention's heads (a slice of the fused QKV projection, reshaped into heads and transposed, and
+// joined back: rows of runs), contiguous runs and runs at a stride, padded views and rows
+// that cross a carry of the view below (neither kept as runs). The runs of a view stack are kept
+// after its first copy, so every later run of the same graph must find them.
+#include <gtest/gtest.h>
+
+#include "cpu/operand_copy.h"
+#include "harness.h"
+
+namespace maroon::test {
+namespace {
+
+Tensor copy_operand(DType d, const Shape& s, uint64_t seed) {
+  Gen g(seed);
+  return tensor_of_bits(near_one(g, static_cast<size_t>(numel(s)), d == DType::Float32 ? sf::kF32 : sf::kF64), s, d);
+}
+
+// Part `part` of the last axis of qkv (seq, batch, 3 * heads * hd) as (batch * heads, seq, hd).
+Tensor heads_of(const Tensor& qkv, int64_t part, int64_t heads) {
+  const int64_t seq = qkv.shape()[0], batch = qkv.shape()[1], d = qkv.shape()[2] / 3;
+  return qkv.shrink({{0, seq}, {0, batch}, {part * d, (part + 1) * d}})
+      .reshape({seq, batch * heads, d / heads})
+      .permute({1, 0, 2});
+}
+
+TEST(CpuBackend, DenseOperandRuns) {
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string tag(dtype_name(d));
+    // q @ k^T reads rows of hd contiguous elements; p @ v reads v's rows at the stride of a
+    // sequence step (3 * batch * heads * hd elements): three copies per run.
+    int64_t before = cpu::dense_copy_hits();
+    int runs = g_runs;
+    check("attention scores and values " + tag, [&] {
+      Tensor qkv = copy_operand(d, {32, 3, 48}, 11);
+      Tensor q = heads_of(qkv, 0, 2), k = heads_of(qkv, 1, 2), v = heads_of(qkv, 2, 2);
+      Tensor p = q.matmul(k.permute({0, 2, 1})).realize();
+      return p.matmul(v);
+    });
+    EXPECT_GT(g_runs - runs, 1) << tag;
+    EXPECT_GE(cpu::dense_copy_hits() - before, 3 * (g_runs - runs - 1)) << tag << ": a run did not find its runs";
+    // The heads joined back for the output projection: rows of 16 in runs of hd = 8.
+    before = cpu::dense_copy_hits();
+    runs = g_runs;
+    check("heads joined " + tag, [&] {
+      Tensor o = copy_operand(d, {6, 32, 8}, 12).permute({1, 0, 2}).reshape({32 * 3, 16});
+      return o.matmul(copy_operand(d, {16, 40}, 13));
+    });
+    EXPECT_GE(cpu::dense_copy_hits() - before, g_runs - runs - 1) << tag << ": a run did not find its runs";
+  }
+}
+
+TEST(CpuBackend, DenseOperandIrregular) {
+  // Padding inside the view stack: indices of -1 read as zeros, never kept as runs.
+  check("padded heads", [] {
+    Tensor qkv = copy_operand(DType::Float32, {30, 3, 48}, 21);
+    Tensor padded = qkv.pad({{1, 1}, {0, 0}, {0, 0}});
+    Tensor q = heads_of(padded, 0, 2), k = heads_of(padded, 1, 2);
+    return q.matmul(k.permute({0, 2, 1}));
+  });
+  // Rows of 15 over a transposed (10, 6) view: each crosses a carry of the view below.
+  check("rows across a carry", [] {
+    Tensor t = copy_operand(DType::Float64, {6, 10}, 31).permute({1, 0}).reshape({4, 15});
+    return t.matmul(copy_operand(DType::Float64, {15, 300}, 32));
+  });
+}
+
+}  // namespace
+}  // namespace maroon::test
