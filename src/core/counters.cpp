@@ -5,9 +5,9 @@
 #include <atomic>
 #include <cstdio>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
+#include "core/node_map.h"
 #include "core/ops.h"
 #include "core/view.h"
 #include "maroon/tensor.h"
@@ -38,7 +38,8 @@ int64_t source_bytes(const Node& s) {
 Estimate estimate(const Node& root) {
   Estimate e;
   e.mem = numel(root.shape) * itemsize(root.dtype);
-  std::unordered_set<const Node*> seen{&root};
+  NodeSet seen;  // a flat list for a small kernel: a hash set's buckets were a malloc per kernel
+  seen.insert(&root);
   std::vector<const Node*> stack{&root};
   while (!stack.empty()) {
     const Node* n = stack.back();
@@ -47,7 +48,7 @@ Estimate estimate(const Node& root) {
     if (k != OpKind::Movement && k != OpKind::Source)
       e.ops += numel(k == OpKind::Reduce && !n->src.empty() ? n->src[0]->shape : n->shape);
     for (const NodePtr& s : n->src) {
-      if (!seen.insert(s.get()).second) continue;
+      if (!seen.insert(s.get())) continue;
       if (s->realized) {
         e.mem += source_bytes(*s);
         ++e.args;

@@ -88,7 +88,11 @@ std::vector<Node*> schedule(const NodePtr& root) {
   if (root->realized) return order;
   NodeSet seen;
   seen.insert(root.get());
-  std::vector<std::pair<Node*, size_t>> stack{{root.get(), 0}};
+  // Room for a small graph up front: growing from one entry was a malloc/free per doubling.
+  order.reserve(16);
+  std::vector<std::pair<Node*, size_t>> stack;
+  stack.reserve(16);
+  stack.push_back({root.get(), 0});
   while (!stack.empty()) {
     auto& [n, i] = stack.back();
     if (i < n->src.size()) {

@@ -20,6 +20,8 @@ class NodeMap {
       auto it = big_.find(n);
       return it == big_.end() ? nullptr : &it->second;
     }
+    for (size_t i = 0; i < ninline_; ++i)
+      if (inline_[i].first == n) return &inline_[i].second;
     for (auto& [k, v] : small_)
       if (k == n) return &v;
     return nullptr;
@@ -32,16 +34,27 @@ class NodeMap {
   std::pair<V*, bool> emplace(const Node* n, V v) {
     if (V* have = find(n)) return {have, false};
     if (!big_.empty()) return {&big_.emplace(n, std::move(v)).first->second, true};
+    if (ninline_ < kInline) {
+      inline_[ninline_] = {n, std::move(v)};
+      return {&inline_[ninline_++].second, true};
+    }
     small_.emplace_back(n, std::move(v));
-    if (small_.size() <= kSmall) return {&small_.back().second, true};
-    big_.reserve(small_.size() * 2);
+    if (ninline_ + small_.size() <= kSmall) return {&small_.back().second, true};
+    big_.reserve((ninline_ + small_.size()) * 2);
+    for (size_t i = 0; i < ninline_; ++i) big_.emplace(inline_[i].first, std::move(inline_[i].second));
     for (auto& [k, x] : small_) big_.emplace(k, std::move(x));
+    ninline_ = 0;
     small_.clear();
     return {&big_.at(n), true};
   }
 
  private:
+  // The first entries live in the map itself: most per-call walks meet fewer than kInline nodes,
+  // and growing a vector for them was several malloc/free pairs per small op.
+  static constexpr size_t kInline = 8;
   static constexpr size_t kSmall = 32;
+  std::pair<const Node*, V> inline_[kInline];  // value-initialized by pair()
+  size_t ninline_ = 0;
   std::vector<std::pair<const Node*, V>> small_;
   std::unordered_map<const Node*, V> big_;
 };

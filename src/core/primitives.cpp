@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "core/alu.h"
 #include "core/checked.h"
@@ -140,7 +141,7 @@ Tensor cast(const Tensor& x, DType to) {
   if (to == x.dtype()) return x;
   Arg arg;
   arg.dtype = to;
-  return make(Op::CAST, to, x.shape(), {x.node()}, arg);
+  return make(Op::CAST, to, x.shape(), {x.node()}, std::move(arg));
 }
 
 Tensor bitcast(const Tensor& x, DType to) {
@@ -153,7 +154,7 @@ Tensor bitcast(const Tensor& x, DType to) {
   if (to == x.dtype()) return x;
   Arg arg;
   arg.dtype = to;
-  return make(Op::BITCAST, to, x.shape(), {x.node()}, arg);
+  return make(Op::BITCAST, to, x.shape(), {x.node()}, std::move(arg));
 }
 
 // ---- reduce ----
@@ -164,7 +165,7 @@ Tensor reduce(const Tensor& x, ReduceOp op, std::vector<int64_t> axes) {
   arg.ints = normalize_axes(Op::REDUCE, axes, x.shape());
   Shape out = x.shape();
   for (int64_t ax : arg.ints) out[ax] = 1;
-  return make(Op::REDUCE, x.dtype(), out, {x.node()}, arg);
+  return make(Op::REDUCE, x.dtype(), std::move(out), {x.node()}, std::move(arg));
 }
 
 // ---- movement ----
@@ -195,7 +196,7 @@ Tensor reshape(const Tensor& x, const Shape& s) {
   if (out == x.shape()) return x;
   Arg arg;
   arg.ints = out;
-  return make(Op::RESHAPE, x.dtype(), out, {x.node()}, arg);
+  return make(Op::RESHAPE, x.dtype(), std::move(out), {x.node()}, std::move(arg));
 }
 
 Tensor expand(const Tensor& x, const Shape& s) {
@@ -205,7 +206,7 @@ Tensor expand(const Tensor& x, const Shape& s) {
   if (s == x.shape()) return x;
   Arg arg;
   arg.ints = s;
-  return make(Op::EXPAND, x.dtype(), s, {x.node()}, arg);
+  return make(Op::EXPAND, x.dtype(), s, {x.node()}, std::move(arg));
 }
 
 Tensor permute(const Tensor& x, const std::vector<int64_t>& order) {
@@ -225,8 +226,8 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& order) {
   Shape out;
   for (int64_t ax : o) out.push_back(x.shape()[ax]);
   Arg arg;
-  arg.ints = o;
-  return make(Op::PERMUTE, x.dtype(), out, {x.node()}, arg);
+  arg.ints = std::move(o);
+  return make(Op::PERMUTE, x.dtype(), std::move(out), {x.node()}, std::move(arg));
 }
 
 namespace {
@@ -253,7 +254,7 @@ Tensor pad(const Tensor& x, const Pairs& p) {
   if (out == x.shape()) return x;
   Arg arg;
   arg.pairs = p;
-  return make(Op::PAD, x.dtype(), out, {x.node()}, arg);
+  return make(Op::PAD, x.dtype(), std::move(out), {x.node()}, std::move(arg));
 }
 
 Tensor shrink(const Tensor& x, const Pairs& p) {
@@ -268,14 +269,14 @@ Tensor shrink(const Tensor& x, const Pairs& p) {
   if (out == x.shape()) return x;
   Arg arg;
   arg.pairs = p;
-  return make(Op::SHRINK, x.dtype(), out, {x.node()}, arg);
+  return make(Op::SHRINK, x.dtype(), std::move(out), {x.node()}, std::move(arg));
 }
 
 Tensor flip(const Tensor& x, const std::vector<int64_t>& axes) {
   Arg arg;
   arg.ints = normalize_axes(Op::FLIP, axes, x.shape());
   if (arg.ints.empty()) return x;
-  return make(Op::FLIP, x.dtype(), x.shape(), {x.node()}, arg);
+  return make(Op::FLIP, x.dtype(), x.shape(), {x.node()}, std::move(arg));
 }
 
 // ---- ternary ----
@@ -334,7 +335,7 @@ Tensor fused_reduce(const Tensor& a, const Tensor& b, std::vector<int64_t> axes)
   arg.ints = normalize_axes(op, axes, s);
   Shape out = s;
   for (int64_t ax : arg.ints) out[ax] = 1;
-  return make(op, d, out, {x.node(), y.node()}, arg);
+  return make(op, d, std::move(out), {x.node(), y.node()}, std::move(arg));
 }
 
 // ---- selection (docs/spec.md §15) ----

@@ -53,18 +53,25 @@ bool ShapeTracker::is_contiguous() const {
 
 namespace {
 
-// numpy's attempt_nocopy_reshape: strides for `to` over the same elements as (from, strides),
-// or nothing when the reshape needs a copy. Size-1 axes are dropped first.
-std::optional<std::vector<int64_t>> reshape_strides(const Shape& from,
-                                                    const std::vector<int64_t>& strides,
-                                                    const Shape& to) {
-  Shape os;
-  std::vector<int64_t> ost;
+// numpy's attempt_nocopy_reshape: writes strides for `to` over the same elements as (from,
+// strides) to out[0..to.size()), or returns false when the reshape needs a copy. Size-1 axes are
+// dropped first (into buffers on the stack for the usual ranks: this runs for every reshape node).
+bool reshape_strides(const Shape& from, const std::vector<int64_t>& strides, const Shape& to, int64_t* out) {
+  constexpr size_t kStack = 16;
+  int64_t os_buf[kStack], ost_buf[kStack];
+  std::vector<int64_t> heap;
+  int64_t *os = os_buf, *ost = ost_buf;
+  if (from.size() > kStack) {
+    heap.resize(2 * from.size());
+    os = heap.data();
+    ost = os + from.size();
+  }
+  size_t on = 0;
   for (size_t i = 0; i < from.size(); ++i)
-    if (from[i] != 1) { os.push_back(from[i]); ost.push_back(strides[i]); }
-  std::vector<int64_t> out(to.size(), 0);
+    if (from[i] != 1) { os[on] = from[i]; ost[on] = strides[i]; ++on; }
+  std::fill(out, out + to.size(), int64_t{0});
   size_t oi = 0, oj = 1, ni = 0, nj = 1;
-  size_t on = os.size(), nn = to.size();
+  size_t nn = to.size();
   while (ni < nn && oi < on) {
     int64_t np = to[ni], op = os[oi];
     while (np != op) {
@@ -72,7 +79,7 @@ std::optional<std::vector<int64_t>> reshape_strides(const Shape& from,
       else op *= os[oj++];
     }
     for (size_t ok = oi; ok + 1 < oj; ++ok)
-      if (ost[ok] != os[ok + 1] * ost[ok + 1]) return std::nullopt;
+      if (ost[ok] != os[ok + 1] * ost[ok + 1]) return false;
     out[nj - 1] = ost[oj - 1];
     for (size_t nk = nj - 1; nk > ni; --nk) out[nk - 1] = out[nk] * to[nk];
     ni = nj++;
@@ -80,7 +87,7 @@ std::optional<std::vector<int64_t>> reshape_strides(const Shape& from,
   }
   for (size_t i = 0; i < nn; ++i)
     if (to[i] == 1) out[i] = 0;
-  return out;
+  return true;
 }
 
 
@@ -201,16 +208,22 @@ std::optional<View> merge_views(const View& below, const View& top) {
 }  // namespace
 
 ShapeTracker ShapeTracker::reshape(const Shape& s) const {
-  ShapeTracker t = *this;
   const View& v = views_.back();
-  if (v.shape == s) return t;
+  if (v.shape == s) return *this;
+  // Built in place rather than copied and then overwritten: the top view's vectors were copied
+  // only to be replaced (several malloc/free pairs per reshape node).
+  ShapeTracker t;
+  t.views_.reserve(views_.size() + 1);
   if (numel(s) != 0 && !v.has_mask()) {
-    if (auto st = reshape_strides(v.shape, v.strides, s)) {
-      t.views_.back() = View{s, *st, v.offset, {}};
+    std::vector<int64_t> st(s.size());
+    if (reshape_strides(v.shape, v.strides, s, st.data())) {
+      t.views_.assign(views_.begin(), views_.end() - 1);
+      t.views_.push_back(View{s, std::move(st), v.offset, {}});
       t.merge_top();
       return t;
     }
   }
+  t.views_.assign(views_.begin(), views_.end());
   t.views_.push_back(View::contiguous(s));
   t.merge_top();
   return t;

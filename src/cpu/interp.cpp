@@ -25,10 +25,15 @@ namespace {
 // post_order (core/graph.h) entering unrealized nodes only, with a NodeSet for the nodes met:
 // the same walk, the same order, without a hash table per kernel.
 std::vector<Node*> kernel_nodes(Node* root) {
+  // Room for a small kernel up front: growing each list from one entry was a malloc/free pair
+  // per doubling, a few per kernel of a small op.
   std::vector<Node*> order;
+  order.reserve(8);
   NodeSet seen;
   seen.insert(root);
-  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+  std::vector<std::pair<Node*, size_t>> stack;
+  stack.reserve(8);
+  stack.push_back({root, 0});
   while (!stack.empty()) {
     auto& [n, i] = stack.back();
     if (!n->realized && i < n->src.size()) {
@@ -47,8 +52,12 @@ std::vector<Node*> kernel_nodes(Node* root) {
 Program build_program(const Node* root) {
   Program p;
   // Realized nodes are leaves (read through their views); the rest is code, in dependency order.
+  const std::vector<Node*> nodes = kernel_nodes(const_cast<Node*>(root));
   std::vector<Node*> code_nodes;
-  for (Node* n : kernel_nodes(const_cast<Node*>(root)))
+  code_nodes.reserve(nodes.size());
+  p.leaves.reserve(nodes.size());
+  p.code.reserve(nodes.size());
+  for (Node* n : nodes)
     (n->realized ? p.leaves.push_back(n) : code_nodes.push_back(n));
   NodeMap<int> id;
   const int L = static_cast<int>(p.leaves.size());

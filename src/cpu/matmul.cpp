@@ -29,12 +29,18 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   // 0 * 0 = +0, the pad value). An unrealized factor will be written out contiguously.
   // (Computing a factor below writes it contiguously, so its moved view is the same before and
   // after: each is found once, which is a measurable part of a small product's call.)
-  auto moved = [&](const Node& f) {
+  // With no chain, a realized factor's own view is used in place (copying each tracker was
+  // three malloc/free pairs per factor per call).
+  ShapeTracker xs, ys;
+  auto moved = [&](const Node& f, ShapeTracker* store) -> const ShapeTracker& {
+    if (chain.empty() && f.realized) return f.view;
     ShapeTracker v = f.realized ? f.view : ShapeTracker::contiguous(f.shape);
     for (size_t i = chain.size(); i-- > 0;) v = ref::movement_view(*chain[i], v);
-    return v;
+    *store = std::move(v);
+    return *store;
   };
-  const ShapeTracker xv = moved(x), yv = moved(y);
+  const ShapeTracker& xv = moved(x, &xs);
+  const ShapeTracker& yv = moved(y, &ys);
   {  // Small or not a matmul at all (pool gradients sum a product over batch-like axes only):
      // decide before any work.
     // A product with one row or one column (a batch of dot products, batchnorm's sum of

@@ -53,12 +53,15 @@ bool is_elementwise(const Node& n) { return maroon::is_elementwise(op_info(n.op)
 // Who reads each node inside the schedule: how many source slots point at it, how many of its
 // consumers can fuse it (elementwise ops and REDUCE) and how many cannot, and how many handles
 // it has in all (a handle outside the schedule means something else can see it).
+// (Outside Consumers: NodeMap keeps its first entries inline, which needs Info's default
+// constructor while Consumers is still incomplete.)
+struct ConsumerInfo {
+  int refs = 0, fusable = 0, other = 0;
+  long use_count = 0;
+  const Node* a_consumer = nullptr;  // for MAROON_PROFILE's report
+};
 struct Consumers {
-  struct Info {
-    int refs = 0, fusable = 0, other = 0;
-    long use_count = 0;
-    const Node* a_consumer = nullptr;  // for MAROON_PROFILE's report
-  };
+  using Info = ConsumerInfo;
   // One entry per node (five maps of the same keys were a sizeable share of planning's time).
   NodeMap<Info> info;
   const Node* root;
@@ -338,10 +341,12 @@ Plan plan(const std::vector<Node*>& order) {
   using Action = Plan::Impl::Action;
   Plan p;
   p.impl_ = std::make_unique<Plan::Impl>();
+  p.impl_->steps.reserve(order.size());  // one block, not a regrowth per few steps
   Consumers consumers(order);
   p.impl_->chains = find_matmul_chains(order, consumers);
   Profiler prof;
   std::vector<Node*> marked;
+  marked.reserve(order.size());
   NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
   for (Node* n : order) {
