@@ -125,6 +125,12 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
 bool try_select_reduce(Node& out);
 // How many sums try_select_reduce has computed in this process (for the harness).
 int64_t select_reduce_runs();
+// A sum (REDUCE ADD, float32 or float64) of one buffer read through a stack of padded views
+// whose leading axes are batch axes, over inner axes only (pool's gradient): the terms laid out
+// once, each batch unit adding only its real ones (view_fold.cpp). False if the pattern differs;
+// then nothing was computed. run_reduce tries it first.
+bool try_view_fold(Node& out);
+int64_t view_fold_runs();  // how many sums it has computed in this process (for the harness)
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();
