@@ -561,6 +561,11 @@ struct ReducePlan {
     O = numel(out.shape);
     R = numel(inner);
     to = static_cast<int>(std::min<int64_t>(O, kTile));
+    // Few outputs over many terms (batchnorm's statistics: 32 channels of 204,800 terms) would
+    // be one task, one thread's work: their tasks are halved, down to 16 outputs (a vector of
+    // float32 on AVX-512), until there are 4. Each output is still one task's fold, in order:
+    // the same bits; the split depends on the shape only.
+    while ((to + 1) / 2 >= 16 && (O + to - 1) / to < 4 && to * R >= (int64_t{1} << 16)) to = (to + 1) / 2;
     tr = std::max(1, kTile / std::max(to, 1));
     fast = fast_reduce(rop, d);
     // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.

@@ -50,5 +50,32 @@ TEST(CpuBackend, ElementwiseOverShortRows) {
   std::printf("short rows: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
 }
 
+// Sums with few outputs over many terms (batchnorm's statistics) run as several tasks of at
+// least 16 outputs (src/cpu/interp.cpp, ReducePlan): every reduce op, a fused source, float
+// sums in the other rounding modes, 16 to 64 outputs.
+TEST(CpuBackend, FewOutputReductionsSplitIntoTasks) {
+  const int runs_before = g_runs;
+  struct Few { Shape in; std::vector<int64_t> axes; };
+  const Few fews[] = {{{40, 32, 8, 8}, {0, 2, 3}}, {{64, 48, 6, 6}, {0, 2, 3}}, {{3, 64, 700}, {0, 2}}, {{17, 2000}, {0}}};
+  int cases = 0;
+  for (DType d : {DType::Float32, DType::Float64, DType::Int32})
+    for (ReduceOp op : kAllReduceOps)
+      for (const Few& f : fews) {
+        std::vector<Round> modes{Round::NearestEven};
+        if (is_float(d) && op == ReduceOp::ADD) modes = {Round::NearestEven, Round::Down, Round::TowardZero};
+        for (Round r : modes) {
+          check(std::string("few outputs ") + shape_str(f.in) + " " + std::string(reduce_op_name(op)) + " " +
+                    std::string(dtype_name(d)) + " " + std::string(round_name(r)),
+                [&] {
+                  Tensor x = short_rows_random(f.in, d, 1200 + static_cast<uint64_t>(cases));
+                  RoundingScope scope(r);
+                  return (op == ReduceOp::ADD ? x * x : x).reduce(op, f.axes);
+                });
+          ++cases;
+        }
+      }
+  std::printf("few-output reductions: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
+}
+
 }  // namespace
 }  // namespace maroon::test
