@@ -112,6 +112,9 @@ void run_reduce(Node& out);
 // result is the epilogue's node's, and `out` is left unrealized.
 class Epilogue;
 bool try_matmul(Node& out, const std::vector<Node*>& chain = {}, const Epilogue* epi = nullptr);
+// How many products try_matmul has split into two column tasks because they had one block of
+// outputs over a long k (for the harness).
+int64_t matmul_column_splits();
 // A sum (REDUCE ADD `out`) read through `chain` (movement nodes down to `mm`'s consumer) of a
 // matmul's result (`mm`, over its MUL through `mm_chain`), computed tile by tile without
 // writing the product out: conv2d's input gradient, whose product is the window tensor
