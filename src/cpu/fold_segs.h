@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/gemm.h"
+#include "maroon/dtype.h"
 
 namespace maroon::cpu {
 
@@ -73,6 +74,12 @@ MAROON_FOLD_NO_MEMSET void fold_segs(const FoldSegs& f, const T* src, T* out) {
     for (int64_t x = 0; x < f.width; ++x)
       if (std::isnan(acc[x])) acc[x] = CanonicalNaN<T>();
   }
+}
+
+// fold_segs() of a float32 or float64 sum, src and out as that dtype's elements.
+inline void fold_segs(DType d, const FoldSegs& f, const void* src, void* out) {
+  if (d == DType::Float32) fold_segs(f, static_cast<const float*>(src), static_cast<float*>(out));
+  else fold_segs(f, static_cast<const double*>(src), static_cast<double*>(out));
 }
 
 }  // namespace maroon::cpu

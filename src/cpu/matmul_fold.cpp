@@ -205,12 +205,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         int64_t o = 0, ur = tr * f.gr + h, uc = tc * f.gc + gi;
         for (size_t a = f.row_ext.size(); a-- > 0; ur /= f.row_ext[a]) o += (ur % f.row_ext[a]) * f.row_ostr[a];
         for (size_t a = f.col_ext.size(); a-- > 0; uc /= f.col_ext[a]) o += (uc % f.col_ext[a]) * f.col_ostr[a];
-        if (d == DType::Float32)
-          fold_segs(f.terms, static_cast<const float*>(tile) + f.shift(h, gi),
-                    reinterpret_cast<float*>(buf->bytes()) + o);
-        else
-          fold_segs(f.terms, static_cast<const double*>(tile) + f.shift(h, gi),
-                    reinterpret_cast<double*>(buf->bytes()) + o);
+        fold_segs(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);

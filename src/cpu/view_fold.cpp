@@ -65,17 +65,13 @@ bool try_view_fold(Node& out) {
   // Units per task: about 16K outputs, a function of the shape only.
   const int64_t per = std::max<int64_t>(1, (int64_t{1} << 14) / f.P), tasks = (units + per - 1) / per;
   const Round rnd = out.rnd;
+  const size_t sz = itemsize(out.dtype);
   parallel_for(tasks, [&](int64_t task) {
     if (rnd != Round::NearestEven) set_hw_round(rnd);
     for (int64_t u = task * per; u < std::min(units, (task + 1) * per); ++u) {
       int64_t base = 0, rest = u;  // the unit's first element: its batch coordinates' strides
       for (int a = nb; a-- > 0; rest /= s[a]) base += (rest % s[a]) * bstr[a];
-      if (out.dtype == DType::Float32)
-        fold_segs(f, reinterpret_cast<const float*>(leaf.buffer->bytes()) + base,
-                  reinterpret_cast<float*>(buf->bytes()) + u * f.P);
-      else
-        fold_segs(f, reinterpret_cast<const double*>(leaf.buffer->bytes()) + base,
-                  reinterpret_cast<double*>(buf->bytes()) + u * f.P);
+      fold_segs(out.dtype, f, leaf.buffer->bytes() + base * sz, buf->bytes() + u * f.P * sz);
     }
     if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);

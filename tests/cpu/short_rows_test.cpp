@@ -12,13 +12,6 @@
 namespace maroon::test {
 namespace {
 
-Tensor short_rows_random(const Shape& s, DType d, uint64_t seed) {
-  Gen g(seed);
-  std::vector<uint64_t> v(static_cast<size_t>(numel(s)));
-  for (auto& x : v) x = g.bits(d);
-  return tensor_of_bits(v, s, d);
-}
-
 TEST(CpuBackend, ElementwiseOverShortRows) {
   const int runs_before = g_runs;
   int cases = 0;
@@ -27,22 +20,22 @@ TEST(CpuBackend, ElementwiseOverShortRows) {
     // Pool windows: (n, c, h, w) cut into (n, c, h/2, w/2, 2, 2), compared with a broadcast
     // per window (max_pool2d's gradient mask), and the window product with a per-window value.
     check(std::string("pool windows ") + std::string(dtype_name(d)), [&] {
-      Tensor x = short_rows_random({3, 5, 10, 14}, d, seed);
-      Tensor m = short_rows_random({3, 5, 5, 7, 1, 1}, d, seed + 1);
+      Tensor x = random_bits_tensor({3, 5, 10, 14}, d, seed);
+      Tensor m = random_bits_tensor({3, 5, 5, 7, 1, 1}, d, seed + 1);
       Tensor win = x.reshape({3, 5, 5, 2, 7, 2}).permute({0, 1, 2, 4, 3, 5});
       return win.eq(m.expand({3, 5, 5, 7, 2, 2})).cast(DType::Float32) + win.cast(DType::Float32);
     });
     // A 6-wide image plus a per-channel value (rows of 6, a block of 36 repeating one value),
     // and a flipped one (negative strides).
     check(std::string("6x6 planes ") + std::string(dtype_name(d)), [&] {
-      Tensor x = short_rows_random({7, 9, 6, 6}, d, seed + 2);
-      Tensor c = short_rows_random({1, 9, 1, 1}, d, seed + 3);
+      Tensor x = random_bits_tensor({7, 9, 6, 6}, d, seed + 2);
+      Tensor c = random_bits_tensor({1, 9, 1, 1}, d, seed + 3);
       return x.flip({2, 3}).cast(DType::Bool).where(x, c.expand({7, 9, 6, 6})).cast(DType::Float64) +
              x.permute({0, 1, 3, 2}).cast(DType::Float64);
     });
     // Rows of 3 under a permute, the whole tensor one block, an odd total (a partial last tile).
     check(std::string("rows of 3 ") + std::string(dtype_name(d)), [&] {
-      Tensor x = short_rows_random({11, 13, 3}, d, seed + 4);
+      Tensor x = random_bits_tensor({11, 13, 3}, d, seed + 4);
       return x.permute({1, 0, 2}).cast(DType::Float32) * x.flip({0}).permute({1, 0, 2}).cast(DType::Float32);
     });
     cases += 3;
@@ -67,7 +60,7 @@ TEST(CpuBackend, FewOutputReductionsSplitIntoTasks) {
           check(std::string("few outputs ") + shape_str(f.in) + " " + std::string(reduce_op_name(op)) + " " +
                     std::string(dtype_name(d)) + " " + std::string(round_name(r)),
                 [&] {
-                  Tensor x = short_rows_random(f.in, d, 1200 + static_cast<uint64_t>(cases));
+                  Tensor x = random_bits_tensor(f.in, d, 1200 + static_cast<uint64_t>(cases));
                   RoundingScope scope(r);
                   return (op == ReduceOp::ADD ? x * x : x).reduce(op, f.axes);
                 });
