@@ -37,7 +37,7 @@ size_t size_class(size_t bytes) {
 constexpr size_t kHugePage = size_t{2} << 20;
 void advise_huge(uint8_t* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes < 4 * kHugePage) return;
+  if (bytes < kHugePage) return;
   const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) / kHugePage * kHugePage;
   const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) / kHugePage * kHugePage;
   if (b > a) ::madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
@@ -46,6 +46,16 @@ void advise_huge(uint8_t* p, size_t bytes) {
   (void)bytes;
 #endif
 }
+
+}  // namespace
+
+void advise_huge_pages(void* p, size_t bytes) { advise_huge(static_cast<uint8_t*>(p), bytes); }
+
+namespace {
+
+// Blocks of a huge page or more start on a huge page, so that all of them but the tail can be
+// backed by huge pages (a 4.7 MB activation of beautiful_mnist's last layers was 1,150 faults).
+size_t align(size_t bytes) { return bytes >= kHugePage ? kHugePage : kAlign; }
 
 class Cache {
  public:
@@ -64,7 +74,7 @@ class Cache {
         return p;
       }
     }
-    uint8_t* p = static_cast<uint8_t*>(::operator new(cls, std::align_val_t{kAlign}));
+    uint8_t* p = static_cast<uint8_t*>(::operator new(cls, std::align_val_t{align(cls)}));
     advise_huge(p, cls);
     return p;
   }
@@ -77,7 +87,7 @@ class Cache {
         return;
       }
     }
-    ::operator delete(p, std::align_val_t{kAlign});
+    ::operator delete(p, std::align_val_t{align(cls)});
   }
 
  private:

@@ -8,6 +8,12 @@
 
 #include "maroon/dtype.h"
 
+namespace maroon {
+// Asks for the whole huge pages inside [p, p + bytes) where the kernel leaves that to the program
+// (core/buffer.cpp): a hint, which never changes a bit.
+void advise_huge_pages(void* p, size_t bytes);
+}  // namespace maroon
+
 namespace maroon::cpu {
 
 // Blocks: fixed for every target, so the split of work never depends on the target either.
@@ -57,6 +63,7 @@ inline void* scratch(std::unique_ptr<uint64_t[]>* mem, size_t* cap, size_t bytes
   if (words > *cap) {
     mem->reset(new uint64_t[words]);
     *cap = words;
+    advise_huge_pages(mem->get(), words * 8);  // first touched in the kernel: fewer faults
   }
   return mem->get();
 }

@@ -317,6 +317,62 @@ void copy_affine(const LeafMap& m, const Shape& shape, int64_t p0, int n, void* 
   }
 }
 
+// An affine leaf's trailing axes read as one block of positions, for leaves whose rows along the
+// last axis are short (a pool window's 2, a 6-wide image): each block position's offset from the
+// block's first element is tabled once per kernel, so a tile costs a lookup per element instead
+// of a call and an index per row of a few elements.
+struct AffineBlock {
+  int axes = 0;          // trailing axes in the block; 0: rows are long, copied as they are
+  int64_t size = 1;      // positions in the block
+  std::vector<int64_t> off;
+};
+
+AffineBlock affine_block(const LeafMap& m, const Shape& shape) {
+  AffineBlock b;
+  const size_t nd = shape.size();
+  if (!m.affine || nd == 0 || shape[nd - 1] >= 16) return b;
+  while (b.axes < static_cast<int>(nd) && b.size * shape[nd - 1 - b.axes] <= 1024) b.size *= shape[nd - 1 - b.axes++];
+  if (b.axes == 0 || b.size == 0) return AffineBlock{};
+  b.off.resize(static_cast<size_t>(b.size));
+  std::vector<int64_t> c(static_cast<size_t>(b.axes), 0);
+  for (int64_t j = 0; j < b.size; ++j) {
+    int64_t o = 0;
+    for (int k = 0; k < b.axes; ++k) o += c[k] * m.strides[nd - b.axes + k];
+    b.off[j] = o;
+    for (int k = b.axes; k-- > 0;) { if (++c[k] < shape[nd - b.axes + k]) break; c[k] = 0; }
+  }
+  return b;
+}
+
+template <class T>
+void gather_block(const T* src, const int64_t* off, int n, T* dst) {
+  for (int i = 0; i < n; ++i) dst[i] = src[off[i]];
+}
+
+// copy_affine() for a leaf with a block: whole blocks and the tile's partial ones at its ends.
+void copy_block(const LeafMap& m, const AffineBlock& b, const Shape& shape, int64_t p0, int n, void* dst) {
+  const size_t nd = shape.size(), no = nd - b.axes, sz = itemsize(m.node->dtype);
+  const uint8_t* src = m.node->buffer->bytes();
+  Coords c(nd);  // the outer axes' coordinates of the block holding p0 (the block's own are 0)
+  int64_t q = p0 / b.size, j = p0 % b.size;
+  for (size_t d = no; d-- > 0;) { c[d] = q % shape[d]; q /= shape[d]; }
+  for (size_t d = no; d < nd; ++d) c[d] = 0;
+  for (int i = 0; i < n;) {
+    const int seg = static_cast<int>(std::min<int64_t>(n - i, b.size - j));
+    const uint8_t* s = src + m.index(c.data()) * sz;
+    uint8_t* o = static_cast<uint8_t*>(dst) + i * sz;
+    switch (sz) {
+      case 1: gather_block(s, b.off.data() + j, seg, o); break;
+      case 2: gather_block(reinterpret_cast<const uint16_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint16_t*>(o)); break;
+      case 4: gather_block(reinterpret_cast<const uint32_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint32_t*>(o)); break;
+      default: gather_block(reinterpret_cast<const uint64_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint64_t*>(o)); break;
+    }
+    i += seg;
+    j = 0;
+    for (size_t d = no; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+  }
+}
+
 // A leaf read through one view with a mask (a pad: the gradient of a chunk or a shrink) for
 // flat positions p0.. of `shape` into dst: what gather() reads through flat_indices(), a row
 // segment along the last axis at a time, copied where inside the mask and zero bits elsewhere.
@@ -400,11 +456,13 @@ void run_elementwise(Node& out) {
   // over a plane: conv2d's bias add): a tile inside one run reads one element, filled instead
   // of gathered position by position.
   std::vector<int64_t> run(maps.size(), 0);
+  std::vector<AffineBlock> block(maps.size());
   for (size_t l = 0; l < maps.size(); ++l) {
     if (scalar[l] || contiguous[l] || !maps[l].affine) continue;
     int64_t r = 1;
     for (size_t d = out.shape.size(); d-- > 0 && (maps[l].strides[d] == 0 || out.shape[d] == 1);) r *= out.shape[d];
     if (r >= kTile) run[l] = r;
+    block[l] = affine_block(maps[l], out.shape);
   }
   // Broadcast scalars are expanded into a tile once, shared by every task (in tiles this
   // thread reuses: fresh ones per call were a small op's largest allocations).
@@ -457,7 +515,8 @@ void run_elementwise(Node& out) {
           direct[l] = fill[l].data();
         } else if (maps[l].affine && !out.shape.empty()) {
           staged[l].resize(kTile + kTilePad, 0);
-          copy_affine(maps[l], out.shape, p0, n, staged[l].data());
+          if (block[l].axes) copy_block(maps[l], block[l], out.shape, p0, n, staged[l].data());
+          else copy_affine(maps[l], out.shape, p0, n, staged[l].data());
           direct[l] = staged[l].data();
         } else if (leaf->view.views().size() == 1 && !out.shape.empty()) {  // one view, masked
           staged[l].resize(kTile + kTilePad, 0);
@@ -511,6 +570,11 @@ struct ReducePlan {
     O = numel(out.shape);
     R = numel(inner);
     to = static_cast<int>(std::min<int64_t>(O, kTile));
+    // Few outputs over many terms (batchnorm's statistics: 32 channels of 204,800 terms) would
+    // be one task, one thread's work: their tasks are halved, down to 16 outputs (a vector of
+    // float32 on AVX-512), until there are 4. Each output is still one task's fold, in order:
+    // the same bits; the split depends on the shape only.
+    while ((to + 1) / 2 >= 16 && (O + to - 1) / to < 4 && to * R >= (int64_t{1} << 16)) to = (to + 1) / 2;
     tr = std::max(1, kTile / std::max(to, 1));
     fast = fast_reduce(rop, d);
     // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.
@@ -707,6 +771,7 @@ class ReduceTask {
 }  // namespace
 
 void run_reduce(Node& out) {
+  if (try_view_fold(out)) return;
   const ReducePlan plan(out);
   auto buf = std::make_shared<Buffer>(plan.d, plan.O);
   parallel_for(plan.O == 0 ? 0 : (plan.O + plan.to - 1) / plan.to, [&](int64_t task) {

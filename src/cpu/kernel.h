@@ -112,6 +112,9 @@ void run_reduce(Node& out);
 // result is the epilogue's node's, and `out` is left unrealized.
 class Epilogue;
 bool try_matmul(Node& out, const std::vector<Node*>& chain = {}, const Epilogue* epi = nullptr);
+// How many products try_matmul has split into two column tasks because they had one block of
+// outputs over a long k (for the harness).
+int64_t matmul_column_splits();
 // A sum (REDUCE ADD `out`) read through `chain` (movement nodes down to `mm`'s consumer) of a
 // matmul's result (`mm`, over its MUL through `mm_chain`), computed tile by tile without
 // writing the product out: conv2d's input gradient, whose product is the window tensor
@@ -125,6 +128,12 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
 bool try_select_reduce(Node& out);
 // How many sums try_select_reduce has computed in this process (for the harness).
 int64_t select_reduce_runs();
+// A sum (REDUCE ADD, float32 or float64) of one buffer read through a stack of padded views
+// whose leading axes are batch axes, over inner axes only (pool's gradient): the terms laid out
+// once, each batch unit adding only its real ones (view_fold.cpp). False if the pattern differs;
+// then nothing was computed. run_reduce tries it first.
+bool try_view_fold(Node& out);
+int64_t view_fold_runs();  // how many sums it has computed in this process (for the harness)
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();

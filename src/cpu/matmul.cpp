@@ -1,6 +1,8 @@
 // Recognises a matmul in the graph: REDUCE ADD over some axes of MUL(x, y), possibly through
 // movement ops (conv2d's input gradient permutes the product before summing it), where x and y
 // are views of realized buffers (matmul_plan.h says how they become a batched matmul).
+#include <atomic>
+
 #include "cpu/epilogue.h"
 #include "cpu/gemm.h"
 #include "cpu/gemm_local.h"
@@ -10,6 +12,12 @@
 #include "ref/executor.h"
 
 namespace maroon::cpu {
+
+namespace {
+std::atomic<int64_t> g_column_splits{0};
+}  // namespace
+
+int64_t matmul_column_splits() { return g_column_splits.load(); }
 
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp) {
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;
@@ -103,7 +111,16 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   const int64_t M = plan.split.M, N = plan.split.N, NB = plan.split.NB, K = plan.split.K;
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
-  const GemmArgs g = plan.args(buf->bytes(), gemm_task_span(M, N));
+  // A long sum onto one block of outputs (the first conv layer's weight gradient: 32 channels
+  // by 25 positions, k = 295k) would be one task, one thread's work: its columns are split in
+  // two tasks. A column's sums are the same whichever task computes it; the split depends on
+  // the shape only.
+  int64_t span = gemm_task_span(M, N);
+  if (M <= kGemmMC && N <= span && N >= 16 && M * N * K >= (int64_t{1} << 22)) {
+    span = (N + 1) / 2;
+    g_column_splits.fetch_add(1);
+  }
+  const GemmArgs g = plan.args(buf->bytes(), span);
   const DType d = out.dtype;
   int64_t mr, nr;
   gemm_panel_sizes(d, M, N, &mr, &nr);

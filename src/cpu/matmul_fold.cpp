@@ -7,14 +7,11 @@
 // rows and columns of a few batch-like slabs of it (an image's positions times some input
 // channels' (ky, kx)), and each output then folds its terms from the tile: the same terms (each
 // the matmul's own fold over k, in order: the same kernel computes it), in the same order, from
-// the same +0, so the same bits. A padded term is +0, which leaves a running sum as it is
-// (x + +0 = x for every x the sum can hold: it starts at +0, and only rounding down can make it
-// -0, where -0 + +0 = -0), so padding is skipped; NaNs are made canonical at the end, as the
-// generic fold's are.
+// the same +0, so the same bits (padding skipped, NaNs canonical: cpu/fold_segs.h).
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 
+#include "cpu/fold_segs.h"
 #include "cpu/gemm.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
@@ -27,11 +24,6 @@ namespace {
 
 std::atomic<int64_t> g_fold_runs{0};
 
-// A run of `len` consecutive outputs of a row, from x0, that add tile[base + l] (l < len).
-struct Seg {
-  int64_t x0, len, base;
-};
-
 // How the sum reads the product: units are the coordinates of the view's leading batch axes,
 // each one slab of the product (Mi rows by Ni columns), and every unit folds the same terms at
 // the same places of its slab. Units are grouped into tasks, gr row units by gc column units,
@@ -39,11 +31,9 @@ struct Seg {
 struct FoldPlan {
   std::vector<int64_t> row_ext, row_ostr, col_ext, col_ostr;  // unit axes: extent, output stride
   int64_t Mi = 1, Ni = 1, row_units = 1, col_units = 1, gr = 1, gc = 1;
-  int64_t P = 1, R = 1, width = 1;  // outputs per unit, terms per output, outputs per row
+  FoldSegs terms;                   // a unit's outputs' terms, as offsets into its slab
   bool cols_fastest = true;         // tile layout: [row][column] (else [column][row])
   int64_t ld = 0;                   // the tile's leading dimension
-  std::vector<int64_t> seg_begin;   // (row q, term r) -> its first segment, (P / width) * R + 1
-  std::vector<Seg> segs;
   // Where unit (h, g) of a task (h-th row unit, g-th column unit) starts in the tile.
   int64_t shift(int64_t h, int64_t g) const {
     return cols_fastest ? h * Mi * ld + g * Ni : g * Ni * ld + h * Mi;
@@ -113,15 +103,16 @@ bool fold_terms(const Shape& s2, int nb, const ShapeTracker& inner, const std::v
   std::vector<int64_t> kept, red;
   for (size_t a = nb; a < s2.size(); ++a)
     (std::binary_search(kaxes.begin(), kaxes.end(), static_cast<int64_t>(a)) ? red : kept).push_back(a - nb);
-  for (int64_t a : kept) f->P *= s2[a + nb];
-  for (int64_t a : red) f->R *= s2[a + nb];
-  f->width = kept.empty() ? 1 : s2[kept.back() + nb];
-  if (f->P * f->R > (int64_t{1} << 22) || f->P == 0 || f->R == 0) return false;
-  std::vector<int64_t> ti(static_cast<size_t>(f->P * f->R)), c(s2.size() - nb, 0);
+  FoldSegs& fs = f->terms;
+  for (int64_t a : kept) fs.P *= s2[a + nb];
+  for (int64_t a : red) fs.R *= s2[a + nb];
+  fs.width = kept.empty() ? 1 : s2[kept.back() + nb];
+  if (fs.P * fs.R > (int64_t{1} << 22) || fs.P == 0 || fs.R == 0) return false;
+  std::vector<int64_t> ti(static_cast<size_t>(fs.P * fs.R)), c(s2.size() - nb, 0);
   int adjacent_rows = 0, adjacent_cols = 0;
   std::vector<int64_t> ii(ti.size()), jj(ti.size());
-  for (int64_t p = 0, n = 0; p < f->P; ++p)
-    for (int64_t r = 0; r < f->R; ++r, ++n) {
+  for (int64_t p = 0, n = 0; p < fs.P; ++p)
+    for (int64_t r = 0; r < fs.R; ++r, ++n) {
       int64_t q = p, rr = r;
       for (size_t k = kept.size(); k-- > 0; q /= s2[kept[k] + nb]) c[kept[k]] = q % s2[kept[k] + nb];
       for (size_t k = red.size(); k-- > 0; rr /= s2[red[k] + nb]) c[red[k]] = rr % s2[red[k] + nb];
@@ -129,59 +120,19 @@ bool fold_terms(const Shape& s2, int nb, const ShapeTracker& inner, const std::v
       ti[n] = t < 0 ? -1 : slab.index(t, &ii[n], &jj[n]);
       if (t >= 0 && ti[n] < 0) return false;  // reads outside its unit's slab
       if (t >= 0) ti[n] = 0;
-      if (p % f->width && ti[n] == 0 && ti[n - f->R] == 0) {
-        adjacent_rows += ii[n] == ii[n - f->R] + 1 && jj[n] == jj[n - f->R];
-        adjacent_cols += jj[n] == jj[n - f->R] + 1 && ii[n] == ii[n - f->R];
+      if (p % fs.width && ti[n] == 0 && ti[n - fs.R] == 0) {
+        adjacent_rows += ii[n] == ii[n - fs.R] + 1 && jj[n] == jj[n - fs.R];
+        adjacent_cols += jj[n] == jj[n - fs.R] + 1 && ii[n] == ii[n - fs.R];
       }
     }
   // The tile is laid out so that the terms of neighbouring outputs are neighbours in it.
   f->cols_fastest = adjacent_cols >= adjacent_rows;
   f->ld = f->cols_fastest ? f->gc * f->Ni : f->gr * f->Mi;
-  const int64_t rows = f->P / f->width;
-  f->seg_begin.assign(static_cast<size_t>(rows * f->R + 1), 0);
-  for (int64_t q = 0; q < rows; ++q)
-    for (int64_t r = 0; r < f->R; ++r) {
-      f->seg_begin[q * f->R + r] = static_cast<int64_t>(f->segs.size());
-      int64_t prev = -2;
-      for (int64_t x = 0; x < f->width; ++x) {
-        const int64_t n = (q * f->width + x) * f->R + r;
-        if (ti[n] < 0) { prev = -2; continue; }
-        const int64_t off = f->cols_fastest ? ii[n] * f->ld + jj[n] : jj[n] * f->ld + ii[n];
-        if (off == prev + 1) ++f->segs.back().len;
-        else f->segs.push_back({x, 1, off});
-        prev = off;
-      }
-    }
-  f->seg_begin.back() = static_cast<int64_t>(f->segs.size());
+  fs.build([&](int64_t n) {
+    if (ti[n] < 0) return int64_t{-1};
+    return f->cols_fastest ? ii[n] * f->ld + jj[n] : jj[n] * f->ld + ii[n];
+  });
   return true;
-}
-
-// GCC turns the zeroing loop below into a memset call unless told not to; clang has no such
-// attribute (it warns of an unknown one), so it gets none.
-#if defined(__GNUC__) && !defined(__clang__)
-#define MAROON_FOLD_NO_MEMSET __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define MAROON_FOLD_NO_MEMSET
-#endif
-
-// Folds one unit's outputs from its slab of the tile, into its P outputs at out.
-// (Zeroing each row with a loop, not memset: rows are a few dozen elements.)
-template <class T>
-MAROON_FOLD_NO_MEMSET void fold_unit(const FoldPlan& f, const T* tile, T* out) {
-  const int64_t rows = f.P / f.width;
-  const Seg* segs = f.segs.data();
-  for (int64_t q = 0; q < rows; ++q) {
-    T* acc = out + q * f.width;
-    for (int64_t x = 0; x < f.width; ++x) acc[x] = T(0);
-    for (int64_t r = 0; r < f.R; ++r)
-      for (int64_t s = f.seg_begin[q * f.R + r]; s < f.seg_begin[q * f.R + r + 1]; ++s) {
-        T* __restrict a = acc + segs[s].x0;
-        const T* __restrict t = tile + segs[s].base;
-        for (int64_t l = 0, len = segs[s].len; l < len; ++l) a[l] += t[l];
-      }
-    for (int64_t x = 0; x < f.width; ++x)
-      if (std::isnan(acc[x])) acc[x] = CanonicalNaN<T>();
-  }
 }
 
 }  // namespace
@@ -254,12 +205,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         int64_t o = 0, ur = tr * f.gr + h, uc = tc * f.gc + gi;
         for (size_t a = f.row_ext.size(); a-- > 0; ur /= f.row_ext[a]) o += (ur % f.row_ext[a]) * f.row_ostr[a];
         for (size_t a = f.col_ext.size(); a-- > 0; uc /= f.col_ext[a]) o += (uc % f.col_ext[a]) * f.col_ostr[a];
-        if (d == DType::Float32)
-          fold_unit(f, static_cast<const float*>(tile) + f.shift(h, gi),
-                    reinterpret_cast<float*>(buf->bytes()) + o);
-        else
-          fold_unit(f, static_cast<const double*>(tile) + f.shift(h, gi),
-                    reinterpret_cast<double*>(buf->bytes()) + o);
+        fold_segs(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);

@@ -101,5 +101,18 @@ TEST(CpuConvGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
               g_runs - runs_before, static_cast<long long>(cpu::matmul_fold_runs() - folds_before));
 }
 
+// The first layer's weight gradient over a batch large enough (32 channels by 25 positions,
+// k = 10 x 576) that its columns are split into two tasks (src/cpu/matmul.cpp).
+TEST(CpuConvGradients, LongWeightGradientSplitIntoColumnTasks) {
+  const Conv c{"mnist layer 1, batch 10", 10, 1, 32, 28, 28, 5, 5, {1}, {1}, {0}};
+  for (Round r : {Round::NearestEven, Round::Down}) {
+    const int64_t splits = cpu::matmul_column_splits();
+    check(describe(c, DType::Float32, r), [&] { return gradients(c, DType::Float32, r, false); });
+    EXPECT_GT(cpu::matmul_column_splits(), splits) << describe(c, DType::Float32, r) << " was not split";
+  }
+  check(describe(c, DType::Float32, Round::NearestEven) + " with inf and NaN",
+        [&] { return gradients(c, DType::Float32, Round::NearestEven, true); });
+}
+
 }  // namespace
 }  // namespace maroon::test

@@ -25,6 +25,15 @@ inline std::vector<uint64_t> near_one(Gen& g, size_t n, sf::Format f = sf::kF32)
   return v;
 }
 
+// A tensor of shape s whose elements are random bits (NaN, infinities, signed zeros, subnormals; integer
+// edges), drawn from Gen(seed).
+inline Tensor random_bits_tensor(const Shape& s, DType d, uint64_t seed) {
+  Gen g(seed);
+  std::vector<uint64_t> v(static_cast<size_t>(numel(s)));
+  for (auto& x : v) x = g.bits(d);
+  return tensor_of_bits(v, s, d);
+}
+
 // The SIMD targets to compare: all this machine has, or with MAROON_TEST_SIMD_TARGETS=ends only
 // the weakest and the best (tools/ci_safety.sh, where ASan makes the full sweep too slow).
 inline std::vector<std::string> targets_to_test() {

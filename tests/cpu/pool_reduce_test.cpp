@@ -14,13 +14,6 @@
 namespace maroon::test {
 namespace {
 
-Tensor random_tensor(const Shape& s, DType d, uint64_t seed) {
-  Gen g(seed);
-  std::vector<uint64_t> v(static_cast<size_t>(numel(s)));
-  for (auto& x : v) x = g.bits(d);
-  return tensor_of_bits(v, s, d);
-}
-
 // Windows of kh x kw at stride (kh, kw) over (N, C, H, W), as ops_pool.cpp cuts them.
 Tensor tiled(const Tensor& x, int64_t kh, int64_t kw) {
   const Shape& s = x.shape();
@@ -53,7 +46,7 @@ TEST(CpuBackend, PoolWindowReductions) {
           check(std::string(c.name) + " " + std::string(reduce_op_name(op)) + " " + std::string(dtype_name(d)) + " " +
                     std::string(round_name(r)),
                 [&] {
-                  Tensor x = c.view(random_tensor(c.in, d, 500 + combos));
+                  Tensor x = c.view(random_bits_tensor(c.in, d, 500 + combos));
                   RoundingScope scope(r);
                   return x.reduce(op, c.axes);
                 });
@@ -64,8 +57,8 @@ TEST(CpuBackend, PoolWindowReductions) {
   EXPECT_GT(cpu::window_reduce_runs(), taken_before);
   // Left to run_reduce: a window of 65 positions, and reduced axes that are not the last.
   for (ReduceOp op : {ReduceOp::ADD, ReduceOp::MAX}) {
-    check("window of 65", [&] { return random_tensor({4, 5, 65}, DType::Float32, 9).reduce(op, {2}); });
-    check("leading axis", [&] { return random_tensor({4, 5, 6}, DType::Float32, 10).reduce(op, {1}); });
+    check("window of 65", [&] { return random_bits_tensor({4, 5, 65}, DType::Float32, 9).reduce(op, {2}); });
+    check("leading axis", [&] { return random_bits_tensor({4, 5, 6}, DType::Float32, 10).reduce(op, {1}); });
   }
   EXPECT_EQ(combos, 5 * 3 * 7 + 3 * 2 * 7 * 3);  // dtypes x ops x cases, + float ADD/MUL's other modes
   std::printf("pool windows: %d backend runs equal to the reference\n", g_runs - runs_before);

@@ -1,0 +1,86 @@
+// A sum of one buffer read through a stack of padded views whose leading axes are batch axes
+// (ShapeTracker::batch_axes): pool's gradient, which folds the window gradients back onto the
+// image through tinygrad's repeat, pad and reshape stack, (batch, channel) passing through every
+// view. Every batch unit folds the same terms at the same offsets from its base, most of them
+// padding (a 2x2 pool at stride 2 reads 9 positions per pixel, one of them real). The generic
+// fold looks each term up position by position; here the terms are laid out once per kernel
+// (cpu/fold_segs.h) and each unit adds only its real ones, in the fold's order, from +0: the same
+// bits (padding skipped and NaNs canonical, as fold_segs.h says why).
+#include <algorithm>
+#include <atomic>
+
+#include "cpu/fold_segs.h"
+#include "cpu/kernel.h"
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+std::atomic<int64_t> g_view_fold_runs{0};
+
+// The terms of one unit's outputs: out's kept inner axes are the rows and columns of its P
+// outputs (row-major, as out is contiguous), the reduced axes its R terms in index order.
+bool unit_terms(const Shape& s, int nb, const ShapeTracker& inner, const std::vector<int64_t>& kaxes, FoldSegs* f) {
+  std::vector<int64_t> kept, red;
+  for (size_t a = nb; a < s.size(); ++a)
+    (std::binary_search(kaxes.begin(), kaxes.end(), static_cast<int64_t>(a)) ? red : kept).push_back(a - nb);
+  for (int64_t a : kept) f->P *= s[a + nb];
+  for (int64_t a : red) f->R *= s[a + nb];
+  f->width = kept.empty() ? 1 : s[kept.back() + nb];
+  // The layout costs an index() per term of one unit: small beside the units' folds.
+  if (f->P * f->R > (int64_t{1} << 20) || f->P == 0 || f->R == 0) return false;
+  std::vector<int64_t> c(s.size() - nb, 0);
+  f->build([&](int64_t n) {
+    int64_t q = n / f->R, rr = n % f->R;
+    for (size_t k = kept.size(); k-- > 0; q /= s[kept[k] + nb]) c[kept[k]] = q % s[kept[k] + nb];
+    for (size_t k = red.size(); k-- > 0; rr /= s[red[k] + nb]) c[red[k]] = rr % s[red[k] + nb];
+    return inner.index(c.data());
+  });
+  return true;
+}
+
+}  // namespace
+
+bool try_view_fold(Node& out) {
+  if (out.arg.reduce_op != ReduceOp::ADD || (out.dtype != DType::Float32 && out.dtype != DType::Float64)) return false;
+  const Program prog = build_program(out.src[0].get());
+  if (!prog.code.empty() || prog.leaves.size() != 1 || prog.leaves[0]->dtype != out.dtype) return false;
+  const Node& leaf = *prog.leaves[0];
+  if (leaf.shape != out.src[0]->shape) return false;
+  const std::vector<int64_t>& kaxes = out.arg.ints;
+  if (leaf.view.views().size() < 2 || kaxes.empty() || !std::is_sorted(kaxes.begin(), kaxes.end())) return false;
+  std::vector<int64_t> bstr;
+  ShapeTracker inner;
+  const int nb = leaf.view.batch_axes(&bstr, &inner);
+  const Shape& s = leaf.shape;
+  int64_t units = 1;
+  for (int a = 0; a < nb; ++a) units *= s[a];
+  // Worth a layout only over many units (LeafMap's table asks the same).
+  if (nb == 0 || kaxes.front() < nb || units < 4) return false;
+  FoldSegs f;
+  if (!unit_terms(s, nb, inner, kaxes, &f)) return false;
+
+  auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
+  // Units per task: about 16K outputs, a function of the shape only.
+  const int64_t per = std::max<int64_t>(1, (int64_t{1} << 14) / f.P), tasks = (units + per - 1) / per;
+  const Round rnd = out.rnd;
+  const size_t sz = itemsize(out.dtype);
+  parallel_for(tasks, [&](int64_t task) {
+    if (rnd != Round::NearestEven) set_hw_round(rnd);
+    for (int64_t u = task * per; u < std::min(units, (task + 1) * per); ++u) {
+      int64_t base = 0, rest = u;  // the unit's first element: its batch coordinates' strides
+      for (int a = nb; a-- > 0; rest /= s[a]) base += (rest % s[a]) * bstr[a];
+      fold_segs(out.dtype, f, leaf.buffer->bytes() + base * sz, buf->bytes() + u * f.P * sz);
+    }
+    if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+  }, Round::NearestEven);
+  out.buffer = buf;
+  out.view = ShapeTracker::contiguous(out.shape);
+  ++g_view_fold_runs;
+  return true;
+}
+
+int64_t view_fold_runs() { return g_view_fold_runs.load(); }
+
+}  // namespace maroon::cpu

@@ -1,0 +1,74 @@
+// Elementwise kernels over leaves whose rows along the last axis are short (under 16): a pool
+// window's (..., 2, 2) read through a permute, a broadcast maximum, a 6-wide image with a
+// per-channel value, flips; every element size (bool, uint8, float16, int32, float32, float64),
+// against the reference executor on every SIMD target and 1, 2 and 3 threads (harness.h). These
+// leaves are copied a block of trailing axes at a time from a table of offsets
+// (src/cpu/interp.cpp, AffineBlock).
+#include <gtest/gtest.h>
+
+#include "harness.h"
+#include "maroon/primitives.h"
+
+namespace maroon::test {
+namespace {
+
+TEST(CpuBackend, ElementwiseOverShortRows) {
+  const int runs_before = g_runs;
+  int cases = 0;
+  for (DType d : {DType::Bool, DType::UInt8, DType::Float16, DType::Int32, DType::Float32, DType::Float64}) {
+    const uint64_t seed = 900 + static_cast<uint64_t>(cases);
+    // Pool windows: (n, c, h, w) cut into (n, c, h/2, w/2, 2, 2), compared with a broadcast
+    // per window (max_pool2d's gradient mask), and the window product with a per-window value.
+    check(std::string("pool windows ") + std::string(dtype_name(d)), [&] {
+      Tensor x = random_bits_tensor({3, 5, 10, 14}, d, seed);
+      Tensor m = random_bits_tensor({3, 5, 5, 7, 1, 1}, d, seed + 1);
+      Tensor win = x.reshape({3, 5, 5, 2, 7, 2}).permute({0, 1, 2, 4, 3, 5});
+      return win.eq(m.expand({3, 5, 5, 7, 2, 2})).cast(DType::Float32) + win.cast(DType::Float32);
+    });
+    // A 6-wide image plus a per-channel value (rows of 6, a block of 36 repeating one value),
+    // and a flipped one (negative strides).
+    check(std::string("6x6 planes ") + std::string(dtype_name(d)), [&] {
+      Tensor x = random_bits_tensor({7, 9, 6, 6}, d, seed + 2);
+      Tensor c = random_bits_tensor({1, 9, 1, 1}, d, seed + 3);
+      return x.flip({2, 3}).cast(DType::Bool).where(x, c.expand({7, 9, 6, 6})).cast(DType::Float64) +
+             x.permute({0, 1, 3, 2}).cast(DType::Float64);
+    });
+    // Rows of 3 under a permute, the whole tensor one block, an odd total (a partial last tile).
+    check(std::string("rows of 3 ") + std::string(dtype_name(d)), [&] {
+      Tensor x = random_bits_tensor({11, 13, 3}, d, seed + 4);
+      return x.permute({1, 0, 2}).cast(DType::Float32) * x.flip({0}).permute({1, 0, 2}).cast(DType::Float32);
+    });
+    cases += 3;
+  }
+  std::printf("short rows: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
+}
+
+// Sums with few outputs over many terms (batchnorm's statistics) run as several tasks of at
+// least 16 outputs (src/cpu/interp.cpp, ReducePlan): every reduce op, a fused source, float
+// sums in the other rounding modes, 16 to 64 outputs.
+TEST(CpuBackend, FewOutputReductionsSplitIntoTasks) {
+  const int runs_before = g_runs;
+  struct Few { Shape in; std::vector<int64_t> axes; };
+  const Few fews[] = {{{40, 32, 8, 8}, {0, 2, 3}}, {{64, 48, 6, 6}, {0, 2, 3}}, {{3, 64, 700}, {0, 2}}, {{17, 2000}, {0}}};
+  int cases = 0;
+  for (DType d : {DType::Float32, DType::Float64, DType::Int32})
+    for (ReduceOp op : kAllReduceOps)
+      for (const Few& f : fews) {
+        std::vector<Round> modes{Round::NearestEven};
+        if (is_float(d) && op == ReduceOp::ADD) modes = {Round::NearestEven, Round::Down, Round::TowardZero};
+        for (Round r : modes) {
+          check(std::string("few outputs ") + shape_str(f.in) + " " + std::string(reduce_op_name(op)) + " " +
+                    std::string(dtype_name(d)) + " " + std::string(round_name(r)),
+                [&] {
+                  Tensor x = random_bits_tensor(f.in, d, 1200 + static_cast<uint64_t>(cases));
+                  RoundingScope scope(r);
+                  return (op == ReduceOp::ADD ? x * x : x).reduce(op, f.axes);
+                });
+          ++cases;
+        }
+      }
+  std::printf("few-output reductions: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
+}
+
+}  // namespace
+}  // namespace maroon::test

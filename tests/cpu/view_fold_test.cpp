@@ -1,0 +1,76 @@
+// Pool gradients on the CPU backend against the reference executor, bit for bit, on every SIMD
+// target and 1, 2 and 3 threads: the sum that folds the window gradients back onto the image
+// through pool's view stack, its terms laid out once per kernel and only the real ones added
+// (src/cpu/view_fold.cpp). max_pool2d and avg_pool2d with windows that tile the image (as
+// beautiful_mnist's), overlap, leave gaps, reach into padding, dilate, rectangular ones; float32
+// in every rounding mode and float64; output gradients of random bits (NaN, infinities, signed
+// zeros, subnormals) and near one.
+#include <gtest/gtest.h>
+
+#include "cpu/kernel.h"
+#include "harness.h"
+#include "maroon/primitives.h"
+
+namespace maroon::test {
+namespace {
+
+struct PoolCase {
+  const char* name;
+  int64_t n, c, h, w;
+  std::vector<int64_t> kernel, stride, dilation, padding;
+};
+
+std::string pool_case_name(const PoolCase& p, bool max, DType d, Round r, bool special) {
+  return std::string(max ? "max_pool2d " : "avg_pool2d ") + p.name + " " + std::string(dtype_name(d)) + " " +
+         std::string(round_name(r)) + (special ? " random bits" : "");
+}
+
+// The image's gradient of sum(pool(x) * g), g the output gradient as drawn.
+Tensor pool_gradient(const PoolCase& p, bool max, DType d, Round r, bool special) {
+  Gen gen(static_cast<uint64_t>(p.h * 97 + p.w * 13 + p.kernel[0] + (max ? 1 : 0) + (special ? 7 : 0)));
+  const sf::Format f = fmt(d);
+  Tensor x = tensor_of_bits(near_one(gen, static_cast<size_t>(p.n * p.c * p.h * p.w), f), {p.n, p.c, p.h, p.w}, d);
+  RoundingScope scope(r);
+  Tensor y = max ? x.max_pool2d(p.kernel, p.stride, p.dilation, p.padding)
+                 : x.avg_pool2d(p.kernel, p.stride, p.dilation, p.padding);
+  std::vector<uint64_t> gv = near_one(gen, static_cast<size_t>(numel(y.shape())), f);
+  if (special)
+    for (auto& v : gv) v = gen.bits(d);
+  (y * tensor_of_bits(gv, y.shape(), d)).sum().backward();
+  return *x.grad();
+}
+
+TEST(CpuPoolGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
+  const int runs_before = g_runs;
+  const int64_t folds_before = cpu::view_fold_runs();
+  const std::vector<PoolCase> pools{
+      {"2x2 stride 2 (beautiful_mnist)", 4, 3, 20, 20, {2, 2}, {2, 2}, {1}, {0}},
+      {"2x2 stride 2, odd image", 2, 5, 7, 9, {2, 2}, {2, 2}, {1}, {0}},
+      {"3x3 stride 2, overlapping", 3, 2, 11, 10, {3, 3}, {2, 2}, {1}, {0}},
+      {"2x2 stride 3, gaps", 2, 4, 12, 13, {2, 2}, {3, 3}, {1}, {0}},
+      {"3x3 stride 1 padded", 2, 3, 8, 6, {3, 3}, {1, 1}, {1}, {1}},
+      {"3x2 stride (2, 1) dilation 2", 2, 2, 12, 9, {3, 2}, {2, 1}, {2}, {0}},
+  };
+  int cases = 0;
+  for (size_t i = 0; i < pools.size(); ++i)
+    for (bool max : {true, false}) {
+      std::vector<std::pair<DType, Round>> modes{{DType::Float32, Round::NearestEven}, {DType::Float32, Round::Down}};
+      if (i < 3)
+        modes.insert(modes.end(), {{DType::Float32, Round::Up}, {DType::Float32, Round::TowardZero},
+                                   {DType::Float64, Round::NearestEven}});
+      for (const auto& mode : modes)
+        for (bool special : {false, true}) {
+          const DType d = mode.first;  // not a structured binding: clang-14 cannot capture one
+          const Round r = mode.second;
+          const int64_t folds = cpu::view_fold_runs();
+          check(pool_case_name(pools[i], max, d, r, special), [&] { return pool_gradient(pools[i], max, d, r, special); });
+          EXPECT_GT(cpu::view_fold_runs(), folds) << pool_case_name(pools[i], max, d, r, special) << " was not folded";
+          ++cases;
+        }
+    }
+  std::printf("pool gradients: %d cases, %d backend runs equal to the reference, %lld view folds\n", cases,
+              g_runs - runs_before, static_cast<long long>(cpu::view_fold_runs() - folds_before));
+}
+
+}  // namespace
+}  // namespace maroon::test
