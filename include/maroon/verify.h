@@ -185,7 +185,7 @@ struct RunOptions {
   // With `background`: evict each state's cache lines once hashed, so that the loop's stores to
   // those buffers, a step later, need not take the lines from the hasher's core first (at 1
   // thread on a 2-vCPU EPYC: 1.02-1.05x the plain step's time on the loop's thread instead of
-  // 1.17-1.24x; docs/verify.md §11). Caches only: the commitments are the same either way.
+  // 1.15-1.24x; docs/verify.md §11). Caches only: the commitments are the same either way.
   bool evict = true;
 };
 
