@@ -4,11 +4,11 @@
 // the training loop writes them again as new tensors. When the hasher, on another core, has read
 // them, its core's caches still hold those lines: every store of the loop to them then has to
 // take the line from (invalidate it in) the other core first. On the 2-vCPU EPYC these figures
-// come from, the two vCPUs share no cache (a line takes ~250 ns from one to the other) and those
+// come from, the two vCPUs share no cache (a line goes there and back in ~420 ns) and those
 // stores stalled the loop's elementwise kernels (perf: MulF32, TileEval's stack pushes waiting on
-// a full store buffer) for 16-24% of the MNIST MLP's step; a neighbour hashing 8 MB of its own
+// a full store buffer) for 14-24% of the MNIST MLP's step; a neighbour hashing 8 MB of its own
 // cost the step nothing. Flushing the lines the hasher has read leaves them in memory only, so a
-// later store misses to memory like a fresh buffer's, without asking another core: 2-5% of the
+// later store misses to memory like a fresh buffer's, without asking another core: 0-5% of the
 // step (docs/verify.md §11). Only cache state changes: the bytes, and so the commitments, do not.
 #include "verify/evict.h"
 
