@@ -1,8 +1,9 @@
 // The cost of committing the full state (SHA-256 of its canonical serialisation) after every step
 // of the MNIST MLP (784-512-512-10, Adam, batch 64; or the CNN), against the same steps without it,
-// in one process: blocks of steps alternate between a plain loop and a loop calling Run::commit
-// (background hashing, then inline hashing), each committed block waiting for its last
-// commitment, so no hashing spills into the next block. Prints per-step medians and the ratios,
+// in one process: blocks of steps alternate between a plain loop and loops calling Run::commit
+// (background hashing; inline hashing; background hashing with RunOptions::evict off), each
+// committed block waiting for its last commitment, so no hashing spills into the next block.
+// Prints per-step medians and the ratios,
 // in wall time, in the main thread's CPU time (what the step itself pays) and in the process's
 // CPU time (what the machine pays), then where one inline commit's time goes.
 //
@@ -10,7 +11,9 @@
 // threads), a background hasher's CPU time is taken from the step, so the wall ratio is the
 // process CPU ratio; with a core the step leaves free it is the main thread's.
 //   maroon-bench-commit [--threads T] [--rounds R] [--block B] [--model mlp|cnn] [--batch N]
-//                       [--neighbours 1]
+//                       [--neighbours 1] [--only K]
+// --only K runs only the K-th kind of block (0 plain, 1 background, 2 inline, 3 background
+// without eviction), for a profiler (perf record), and prints no table.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -171,7 +174,7 @@ void breakdown(Loop& loop, int n, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rounds = 7, block = 20;
+  int rounds = 7, block = 20, only = -1;
   bool neighbours = false;
   int64_t batch = 64;
   std::string kind = "mlp";
@@ -182,22 +185,36 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--model")) kind = argv[i + 1];
     if (!std::strcmp(argv[i], "--batch")) batch = std::atoll(argv[i + 1]);
     if (!std::strcmp(argv[i], "--neighbours")) neighbours = std::atoi(argv[i + 1]) != 0;
+    if (!std::strcmp(argv[i], "--only")) only = std::atoi(argv[i + 1]);
   }
   std::vector<uint8_t> images(1000 * 784);
   for (size_t i = 0; i < images.size(); ++i) images[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
   std::string dir = std::filesystem::temp_directory_path() / ("maroon-bench-commit-" + std::to_string(::getpid()));
   const int64_t total = int64_t{rounds} * block + 1;
-  Loop plain(images, kind, batch), bg(images, kind, batch), inl(images, kind, batch);
+  Loop plain(images, kind, batch), bg(images, kind, batch), inl(images, kind, batch), kept(images, kind, batch);
   verify::Job job{"bench-mnist-" + kind, {{"batch", std::to_string(batch)}}, {}, std::string(64, '0')};
   verify::RunOptions obg{dir + "/bg.run.json", total, 0, "bench", "", "", true};
   verify::RunOptions oin{dir + "/inline.run.json", total, 0, "bench", "", "", false};
-  verify::Run rbg(job, bg.binding(), obg), rin(job, inl.binding(), oin);
-  rbg.begin(), rin.begin();
-  plain.step(), bg.step(), rbg.commit(), inl.step(), rin.commit();  // warm-up
+  verify::RunOptions okept{dir + "/kept.run.json", total, 0, "bench", "", "", true, false};  // no eviction
+  verify::Run rbg(job, bg.binding(), obg), rin(job, inl.binding(), oin), rkept(job, kept.binding(), okept);
+  rbg.begin(), rin.begin(), rkept.begin();
+  plain.step(), bg.step(), rbg.commit(), inl.step(), rin.commit(), kept.step(), rkept.commit();  // warm-up
   size_t state_bytes = 0;
   for (auto& [k, t] : verify::capture(bg.binding(), 0, verify::Digest{})) state_bytes += static_cast<size_t>(t.nbytes());
-  Series s_plain, s_bg, s_steady, s_inline, s_spin, s_stream;
+  Series s_plain, s_bg, s_steady, s_inline, s_kept, s_spin, s_stream;
   std::vector<double> drain;
+  // A background block: its steps, then the wait for its last commitment (so no hashing spills
+  // into the next block), timed apart.
+  auto background_block = [&](Loop& loop, verify::Run& run, Series& with_wait, Series& steady) {
+    Clocks a = Clocks::now();
+    for (int i = 0; i < block; ++i) loop.step(), run.commit();
+    Clocks w = Clocks::now();
+    run.commitments();
+    Clocks b = Clocks::now();
+    with_wait.add(a, b, block), steady.add(a, w, block);
+    return b.v[0] - w.v[0];
+  };
+  Series kept_with_wait;
   // The blocks of one round, run in an order rotated by one each round, so that no loop always
   // follows the same other loop (each evicts the caches of the one before it).
   auto plain_block = [&](Series& s) {
@@ -207,23 +224,21 @@ int main(int argc, char** argv) {
   };
   std::vector<std::function<void()>> blocks = {
       [&] { plain_block(s_plain); },
-      [&] {
-        Clocks a = Clocks::now();
-        for (int i = 0; i < block; ++i) bg.step(), rbg.commit();
-        Clocks w = Clocks::now();
-        rbg.commitments();  // waits for the last one, so no hashing spills into the next block
-        Clocks b = Clocks::now();
-        s_bg.add(a, b, block), s_steady.add(a, w, block);
-        drain.push_back(b.v[0] - w.v[0]);
-      },
+      [&] { drain.push_back(background_block(bg, rbg, s_bg, s_steady)); },
       [&] {
         Clocks a = Clocks::now();
         for (int i = 0; i < block; ++i) inl.step(), rin.commit();
         s_inline.add(a, Clocks::now(), block);
-      }};
+      },
+      [&] { background_block(kept, rkept, kept_with_wait, s_kept); }};
   if (neighbours) {
     blocks.push_back([&] { Neighbour n(64); plain_block(s_spin); });
     blocks.push_back([&] { Neighbour n(state_bytes); plain_block(s_stream); });
+  }
+  if (only >= 0) {  // one loop's blocks alone, for a profiler: the printed ratios are then empty
+    for (int r = 0; r < rounds; ++r) blocks.at(static_cast<size_t>(only))();
+    std::printf("ran %d blocks of loop %d only\n", rounds, only);
+    return 0;
   }
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < blocks.size(); ++k) blocks[(k + static_cast<size_t>(r)) % blocks.size()]();
@@ -236,6 +251,7 @@ int main(int argc, char** argv) {
   print_row("plain step", s_plain, s_plain);
   print_row("step + commit (background hash)", s_bg, s_plain);
   print_row("  the same, before the block's wait", s_steady, s_plain);
+  print_row("  the same, lines not evicted", s_kept, s_plain);
   print_row("step + commit (inline hash)", s_inline, s_plain);
   if (neighbours) {
     print_row("plain, a core hashing 64 B", s_spin, s_plain);

@@ -1,8 +1,9 @@
 // Run: what a training loop calls to commit every step's state, write checkpoints and the record.
 // Hashing happens on a background thread by default: a committed state's buffers are never
 // written again (every step makes new ones), so the thread reads them in place while the next
-// step runs (on a core the step leaves free, it costs the step nothing); the loop waits only when
-// the pending states hold more than kPendingBytes (at least two states).
+// step runs (on a core the step leaves free, it costs the step next to nothing: the worker evicts
+// what it has read from the caches, see evict.cpp); the loop waits only when the pending states
+// hold more than kPendingBytes (at least two states).
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -65,11 +66,15 @@ struct Run::Impl {
   void process(Pending& p) {
     if (static_cast<int64_t>(rec.states.size()) != p.step)
       throw Error("[run] internal: state " + std::to_string(p.step) + " committed out of order");
-    rec.states.push_back(commitment_of(p.state));
+    // On the worker, the state leaves the caches once read (evict.cpp: the loop writes these
+    // buffers again a step later, and would otherwise first take every line from this core).
+    const bool due = checkpoint_due(p.step), evict = o.background && o.evict;
+    rec.states.push_back(evict && !due ? commitment_evicting(p.state) : commitment_of(p.state));
     if (p.loss) rec.losses.push_back(*p.loss);
-    if (!checkpoint_due(p.step)) return;
+    if (!due) return;
     std::string path = checkpoint_path(p.step);
     write_frozen(p.state, path);
+    if (evict) evict_from_caches(p.state);
     rec.checkpoints.push_back({p.step, relative_to_record(o.record, path)});
     write_record(rec, o.record);  // partial until the last step: what a resume starts from
   }

@@ -9,6 +9,7 @@
 #include "io/files.h"
 #include "maroon/safetensors.h"
 #include "verify/digest.h"
+#include "verify/evict.h"
 
 namespace maroon::verify {
 
@@ -164,6 +165,25 @@ Digest commitment_of(const Frozen& f) {
   h.update(f.header);
   for (const NodePtr& n : f.nodes) hash_elements(h, *n);
   return h.finish();
+}
+
+Digest commitment_evicting(const Frozen& f) {
+  constexpr size_t kChunk = size_t{64} << 10;  // hashed while in this core's L2, then evicted
+  Hasher h;
+  h.update(f.header);
+  for (const NodePtr& n : f.nodes)
+    for_each_piece(*n, [&](const uint8_t* p, size_t k) {
+      for (size_t at = 0; at < k; at += kChunk) {
+        const size_t m = std::min(kChunk, k - at);
+        h.update(p + at, m);
+        evict_from_caches(p + at, m);
+      }
+    });
+  return h.finish();
+}
+
+void evict_from_caches(const Frozen& f) {
+  for (const NodePtr& n : f.nodes) for_each_piece(*n, [](const uint8_t* p, size_t k) { evict_from_caches(p, k); });
 }
 
 void write_frozen(const Frozen& f, const std::string& path) {

@@ -19,6 +19,10 @@ struct Frozen {
 // Checks that names are unique and in byte order; realizes every tensor.
 Frozen freeze(const State& s);
 Digest commitment_of(const Frozen& f);
+// The same digest, each 64 KB evicted from every cache once hashed (evict.cpp says why): Run's
+// background hasher.
+Digest commitment_evicting(const Frozen& f);
+void evict_from_caches(const Frozen& f);
 void write_frozen(const Frozen& f, const std::string& path);
 
 }  // namespace maroon::verify

@@ -6,6 +6,7 @@
 #include "maroon/safetensors.h"
 #include "maroon/sha256.h"
 #include "verify/digest.h"
+#include "verify/state.h"
 
 using namespace maroon;
 using namespace maroon::verify;
@@ -60,6 +61,28 @@ TEST(VerifyState, CommitmentIsTheCheckpointFilesSha256) {
     EXPECT_EQ(back[i].first, s[i].first);
     EXPECT_EQ(back[i].second.bytes(), s[i].second.bytes()) << s[i].first;
   }
+}
+
+// Run's background hasher hashes 64 KB at a time and evicts each chunk from the caches once
+// hashed (src/verify/evict.cpp): the same digest, the checkpoint file's sha256, for tensors of
+// several chunks and for a transposed view (gathered row by row), and not a byte changes.
+TEST(VerifyState, EvictingCommitmentIsTheCheckpointFilesSha256) {
+  std::string dir = verifytest::scratch("evict");
+  TestJob j(data(), "mlp", 8);
+  j.step(1);
+  State s = capture(j.binding(), 1, j.job().digest());
+  auto l1 = std::find_if(s.begin(), s.end(), [](auto& kv) { return kv.first == "model.l1.weight"; });
+  ASSERT_NE(l1, s.end());
+  ASSERT_GT(l1->second.nbytes(), int64_t{4} << 16);
+  s.push_back({"zz.transposed", l1->second.T()});
+  std::vector<std::vector<uint8_t>> before;
+  for (auto& [k, t] : s) before.push_back(t.bytes());
+  write_checkpoint(s, dir + "/e.safetensors");
+  Frozen f = freeze(s);
+  EXPECT_EQ(hex(commitment_evicting(f)), hex(sha256(slurp(dir + "/e.safetensors"))));
+  evict_from_caches(f);
+  EXPECT_EQ(commitment_evicting(f), commitment_of(f));
+  for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(s[i].second.bytes(), before[i]) << s[i].first;
 }
 
 TEST(VerifyState, RestoreThenStepEqualsTheUninterruptedStep) {
