@@ -102,6 +102,10 @@ def test_ctrl_c_interrupts_a_long_realize():
         time.sleep(0.005)
         os.kill(os.getpid(), signal.SIGINT)
     th = threading.Thread(target=interrupt)
+    # Python raises KeyboardInterrupt only where SIGINT had its default action at start-up: a
+    # background job of a non-interactive shell (a CI runner's `cmd &`) starts with it ignored,
+    # and then no Ctrl-C reaches any program. Set the handler a terminal's user has.
+    old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     th.start()
     try:
         t0 = time.monotonic()
@@ -117,6 +121,7 @@ def test_ctrl_c_interrupts_a_long_realize():
         whole = time.monotonic() - t0
     finally:
         th.join()
+        signal.signal(signal.SIGINT, old_handler)
         maroon.set_num_threads(threads)
     assert interrupted_after < whole / 2, (interrupted_after, whole)
     # (that the interrupted graph itself still computes exactly: Threads.AnInterruptStopsRealize...)
