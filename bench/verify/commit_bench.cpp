@@ -12,6 +12,8 @@
 // process CPU ratio; with a core the step leaves free it is the main thread's.
 //   maroon-bench-commit [--threads T] [--rounds R] [--block B] [--model mlp|cnn] [--batch N]
 //                       [--neighbours 1] [--only K]
+// It also prints a cache line's round trip between two threads, before and after the rounds: on
+// a VM the hasher's vCPU may or may not share a cache with the loop's, which changes the figures.
 // --only K runs only the K-th kind of block (0 plain, 1 background, 2 inline, 3 background
 // without eviction), for a profiler (perf record), and prints no table.
 #include <sys/resource.h>
@@ -93,6 +95,35 @@ std::string load_average() {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// A cache line's round trip between this thread and another (one atomic bounced N times; median
+// of 5 tries), in ns: whether the hasher's core shares a cache with the loop's. On the 2-vCPU VM
+// the figures come from it was 330-480 ns at some times (no shared cache: eviction pays) and
+// 110-145 ns at others (the vCPUs had moved onto one cache: eviction changes little).
+double line_round_trip_ns() {
+  std::vector<double> tries;
+  for (int t = 0; t < 5; ++t) {
+    constexpr int kN = 4000;
+    std::atomic<int> x{0};
+    std::atomic<bool> give_up{false};  // the other thread is not running (a busy core): no figure
+    std::thread other([&] {
+      for (int i = 0; i < kN && !give_up; ++i) {
+        while (x.load(std::memory_order_acquire) != 2 * i + 1 && !give_up) {
+        }
+        x.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    const double a = clock_s(CLOCK_MONOTONIC);
+    for (int i = 0; i < kN && !give_up; ++i) {
+      x.store(2 * i + 1, std::memory_order_release);
+      while (x.load(std::memory_order_acquire) != 2 * i + 2 && !give_up)
+        if (clock_s(CLOCK_MONOTONIC) - a > 0.05) give_up = true;
+    }
+    tries.push_back(give_up ? 1e9 : (clock_s(CLOCK_MONOTONIC) - a) / kN * 1e9);
+    other.join();
+  }
+  return median(tries);
 }
 
 // Per-step times of one loop, one entry per round and clock.
@@ -202,13 +233,20 @@ int main(int argc, char** argv) {
   size_t state_bytes = 0;
   for (auto& [k, t] : verify::capture(bg.binding(), 0, verify::Digest{})) state_bytes += static_cast<size_t>(t.nbytes());
   Series s_plain, s_bg, s_steady, s_inline, s_kept, s_spin, s_stream;
-  std::vector<double> drain;
+  std::vector<double> drain, commit_call;  // the background loop's Run::commit(), this thread's CPU a step
   // A background block: its steps, then the wait for its last commitment (so no hashing spills
   // into the next block), timed apart.
   auto background_block = [&](Loop& loop, verify::Run& run, Series& with_wait, Series& steady) {
     Clocks a = Clocks::now();
-    for (int i = 0; i < block; ++i) loop.step(), run.commit();
+    double in_commit = 0;
+    for (int i = 0; i < block; ++i) {
+      loop.step();
+      const double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+      run.commit();
+      in_commit += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+    }
     Clocks w = Clocks::now();
+    if (&run == &rbg) commit_call.push_back(in_commit / block);
     run.commitments();
     Clocks b = Clocks::now();
     with_wait.add(a, b, block), steady.add(a, w, block);
@@ -240,12 +278,16 @@ int main(int argc, char** argv) {
     std::printf("ran %d blocks of loop %d only\n", rounds, only);
     return 0;
   }
+  const double trip_before = line_round_trip_ns();
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < blocks.size(); ++k) blocks[(k + static_cast<size_t>(r)) % blocks.size()]();
   std::printf("MNIST %s step, batch %lld, state %.2f MB, %d thread(s), %s, %d rounds of %d steps each (medians), "
               "load average %s\n",
               kind.c_str(), static_cast<long long>(batch), static_cast<double>(state_bytes) / 1e6, num_threads(),
               simd_target().c_str(), rounds, block, load_average().c_str());
+  auto trip = [](double ns) { return ns < 1e8 ? std::to_string(static_cast<int>(ns)) + " ns" : std::string("n/a"); };
+  std::printf("a cache line's round trip to another thread (n/a: no free core): %s before the rounds, %s after\n",
+              trip(trip_before).c_str(), trip(line_round_trip_ns()).c_str());
   std::printf("%-32s %-20s %-20s %-20s %s\n", "per step (ratio to plain)", "   wall", "   main thread CPU", "   process CPU",
               "main thread page faults");
   print_row("plain step", s_plain, s_plain);
@@ -260,6 +302,9 @@ int main(int argc, char** argv) {
   std::printf("the background block's wait for its last commitment: %.2f ms (median), %.3f ms per step of a %d-step block; "
               "a run waits so once, in finish()\n",
               1e3 * median(drain), 1e3 * median(drain) / block, block);
+  std::printf("Run::commit() itself (background hash) on the loop's thread: %.3f ms CPU a step (median of the "
+              "blocks): capturing the state and handing it over\n",
+              1e3 * median(commit_call));
   breakdown(plain, std::max(3, block / 2), dir);
   std::filesystem::remove_all(dir);
   return 0;

@@ -3,8 +3,13 @@
 // written again (every step makes new ones), so the thread reads them in place while the next
 // step runs (on a core the step leaves free, it costs the step next to nothing: the worker evicts
 // what it has read from the caches, see evict.cpp); the loop waits only when the pending states
-// hold more than kPendingBytes (at least two states).
+// hold more than kPendingBytes (at least two states). The loop's own part of a commit is kept
+// small: it captures the state's handles and hands them over; the worker builds the header, and
+// between states it polls instead of sleeping on the condition variable, so that a hand-over
+// needs no futex wake-up (docs/verify.md §11: on the 2-vCPU VM a wake-up cost the loop's
+// thread ~40 us a step, 0.6% of the MLP's).
 #include <condition_variable>
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <exception>
@@ -20,6 +25,11 @@ namespace maroon::verify {
 
 namespace {
 constexpr size_t kPendingBytes = size_t{256} << 20;
+// The worker, out of work, checks for a new state every kPoll for up to kPollFor since its last
+// one, then sleeps until woken: a step shorter than kPollFor hands over without a system call,
+// and a hash ends at most kPoll (plus the timer's slack) later; an idle run's worker sleeps.
+constexpr auto kPoll = std::chrono::microseconds(200);
+constexpr auto kPollFor = std::chrono::milliseconds(25);
 
 // `path` (as the caller named it) relative to the record's directory, as records store paths.
 std::string relative_to_record(const std::string& record, const std::string& path) {
@@ -41,7 +51,7 @@ struct Run::Impl {
 
   struct Pending {
     int64_t step;
-    Frozen state;
+    State state;  // captured: every tensor realized
     std::optional<float> loss;
     size_t bytes = 0;  // the state's size: what holding it keeps alive
   };
@@ -51,6 +61,7 @@ struct Run::Impl {
   std::condition_variable cv;
   std::deque<Pending> queue;
   bool stop = false, busy = false;
+  bool sleeping = false;  // the worker waits on cv: a hand-over must notify it
   std::exception_ptr error;
 
   bool checkpoint_due(int64_t s) const {
@@ -63,9 +74,14 @@ struct Run::Impl {
   }
 
   // The worker's part of a commit: the commitment, the checkpoint file and the partial record.
-  void process(Pending& p) {
-    if (static_cast<int64_t>(rec.states.size()) != p.step)
-      throw Error("[run] internal: state " + std::to_string(p.step) + " committed out of order");
+  void process(Pending& pending) {
+    if (static_cast<int64_t>(rec.states.size()) != pending.step)
+      throw Error("[run] internal: state " + std::to_string(pending.step) + " committed out of order");
+    struct {
+      int64_t step;
+      Frozen state;
+      std::optional<float> loss;
+    } p{pending.step, freeze_realized(pending.state), pending.loss};
     // On the worker, the state leaves the caches once read (evict.cpp: the loop writes these
     // buffers again a step later, and would otherwise first take every line from this core).
     const bool due = checkpoint_due(p.step), evict = o.background && o.evict;
@@ -81,8 +97,17 @@ struct Run::Impl {
 
   void loop() {
     std::unique_lock<std::mutex> lk(mu);
+    auto last = std::chrono::steady_clock::now();
     while (true) {
+      if (!stop && queue.empty() && std::chrono::steady_clock::now() - last < kPollFor) {
+        lk.unlock();
+        std::this_thread::sleep_for(kPoll);
+        lk.lock();
+        continue;
+      }
+      sleeping = true;
       cv.wait(lk, [&] { return stop || !queue.empty(); });
+      sleeping = false;
       if (queue.empty()) return;
       Pending p = std::move(queue.front());
       queue.pop_front();
@@ -95,10 +120,11 @@ struct Run::Impl {
       } catch (...) {
         failed = std::current_exception();
       }
-      { Frozen drop = std::move(p.state); }  // release the buffers outside the lock
+      { State drop = std::move(p.state); }  // release the buffers outside the lock
       lk.lock();
       if (failed) error = failed;
       busy = false;
+      last = std::chrono::steady_clock::now();
       cv.notify_all();
     }
   }
@@ -129,7 +155,9 @@ struct Run::Impl {
     if (error) std::rethrow_exception(error);
     pending_bytes += p.bytes;
     queue.push_back(std::move(p));
-    cv.notify_all();
+    const bool wake = sleeping;  // a polling worker finds the state by itself
+    lk.unlock();
+    if (wake) cv.notify_all();
   }
 
   void drain() {
@@ -150,8 +178,8 @@ struct Run::Impl {
 
   void commit(std::optional<float> loss) {
     rethrow();
-    Pending p{step, freeze(capture(b, step, job_digest)), loss};
-    for (const NodePtr& n : p.state.nodes) p.bytes += static_cast<size_t>(numel(n->shape)) * itemsize(n->dtype);
+    Pending p{step, capture(b, step, job_digest), loss};  // the worker freezes it (builds its header)
+    for (auto& [k, t] : p.state) p.bytes += static_cast<size_t>(t.nbytes());
     enqueue(std::move(p));
   }
 

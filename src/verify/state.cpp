@@ -148,13 +148,18 @@ int64_t restore(const StateBinding& b, const State& s, const Digest& job, const 
 }
 
 Frozen freeze(const State& s) {
+  for (auto& [k, t] : s) realized(t);
+  return freeze_realized(s);
+}
+
+Frozen freeze_realized(const State& s) {
   for (size_t i = 1; i < s.size(); ++i)
     if (!(s[i - 1].first < s[i].first))
       throw Error("[verify] state names must be unique and in byte order: \"" + s[i - 1].first + "\" before \"" +
                   s[i].first + "\"");
   Frozen f{nn::safe_save_header(s), {}};
   for (auto& [k, t] : s) {
-    realized(t);
+    if (!t.node()->realized) throw Error("[verify] internal: state tensor \"" + k + "\" is not realized");
     f.nodes.push_back(t.node());
   }
   return f;

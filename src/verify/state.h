@@ -18,6 +18,10 @@ struct Frozen {
 };
 // Checks that names are unique and in byte order; realizes every tensor.
 Frozen freeze(const State& s);
+// The same for a state whose tensors are all realized already (capture's are), without
+// realizing: safe on another thread while the loop realizes new steps (realize() takes a lock
+// that a running step holds). A tensor not realized is an internal error.
+Frozen freeze_realized(const State& s);
 Digest commitment_of(const Frozen& f);
 // The same digest, each 64 KB evicted from every cache once hashed (evict.cpp says why): Run's
 // background hasher.
