@@ -27,7 +27,10 @@ void Optimizer::step() {
     grads.push_back(*p.grad());
   }
   std::vector<Tensor> ups = updates(grads);
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].assign(params_[i].detach() - ups[i]);
+  std::vector<Tensor> next;
+  for (size_t i = 0; i < params_.size(); ++i) next.push_back(params_[i].detach() - ups[i]);
+  ups.clear();  // no handle left on the updates' nodes: they fuse into the assigns (see LAMB)
+  for (size_t i = 0; i < params_.size(); ++i) params_[i].assign(next[i]);
 }
 
 namespace {
@@ -60,7 +63,8 @@ std::vector<Tensor> LARS::updates(const std::vector<Tensor>& grads) {
     if (pre_wd && wd > 0) g = g + wd * t.detach();
     if (classic) g = times_r(g) * lr;
     if (momentum != 0) {
-      b[i].assign(momentum * b[i] + g);
+      Tensor b_next = momentum * b[i] + g;  // a statement of its own: see LAMB::updates
+      b[i].assign(b_next);
       g = nesterov ? g + momentum * b[i] : b[i];
     }
     if (!pre_wd && wd > 0) t = t.detach() * (1.0 - wd * lr);
@@ -87,8 +91,15 @@ std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& grads) {
   for (size_t i = 0; i < params_.size(); ++i) {
     const Tensor& t = params_[i];
     const Tensor& g = grads[i];
-    m[i].assign((b1 * m[i] + (1.0 - b1) * g).cast(m[i].dtype()));
-    v[i].assign((b2 * v[i] + (1.0 - b2) * (g * g)).cast(v[i].dtype()));
+    // Each new value is made in a statement of its own, then assigned. A temporary of the
+    // expression (b1 * m[i] in b1 * m[i] + ...) lives to the end of the full expression, and
+    // assign() realizes inside it: a node a live handle can see is materialized instead of fused
+    // (cpu/plan.cpp), which split each update into 4-6 kernels, each a pass over a
+    // parameter-sized array, instead of one. The same ops, each rounded once: the same bits.
+    Tensor m_next = (b1 * m[i] + (1.0 - b1) * g).cast(m[i].dtype());
+    m[i].assign(m_next);
+    Tensor v_next = (b2 * v[i] + (1.0 - b2) * (g * g)).cast(v[i].dtype());
+    v[i].assign(v_next);
     Tensor m_hat = m[i] / (1.0 - b1_t);
     Tensor v_hat = v[i] / (1.0 - b2_t);
     Tensor up = m_hat / (v_hat.sqrt() + eps) + wd * t.detach();
