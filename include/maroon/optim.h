@@ -18,8 +18,11 @@ class Optimizer {
 
  protected:
   Optimizer(std::vector<Tensor> params, double lr);
-  // The update `up` for each parameter; step() applies t <- t.detach() - up.
-  virtual std::vector<Tensor> updates(const std::vector<Tensor>& grads) = 0;
+  // Called once per step before any parameter's update (LAMB advances b1^t and b2^t).
+  virtual void begin_step() {}
+  // The update `up` for parameter i from its gradient (assigning its own state, if any);
+  // step() applies t <- t.detach() - up before asking for the next parameter's.
+  virtual Tensor update(size_t i, const Tensor& grad) = 0;
   std::vector<Tensor> params_;
 };
 
@@ -31,7 +34,7 @@ class LARS : public Optimizer {
   std::vector<Tensor> b;  // momentum buffers
 
  protected:
-  std::vector<Tensor> updates(const std::vector<Tensor>& grads) override;
+  Tensor update(size_t i, const Tensor& grad) override;
   double momentum, wd;
   bool nesterov, classic, pre_wd;
   double tcoef;
@@ -53,7 +56,8 @@ class LAMB : public Optimizer {
   std::vector<Tensor> m, v;
 
  protected:
-  std::vector<Tensor> updates(const std::vector<Tensor>& grads) override;
+  void begin_step() override;
+  Tensor update(size_t i, const Tensor& grad) override;
   double b1, b2, eps, wd;
   bool adam;
 };

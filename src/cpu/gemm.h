@@ -81,6 +81,8 @@ inline T CanonicalNaN() {
 void gemm_panel_sizes(DType d, int64_t M, int64_t N, int64_t* mr, int64_t* nr);
 // Packs panels [p0, p1) of batch b's B into bp (ceil(N/NR) panels of NR*K elements).
 void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1);
+// How many B panels have been packed as a transpose (x @ w.T) in this process (for the harness).
+int64_t gemm_transposed_b_panels();
 // Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B
 // panels; it packs its own rows of A.
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);

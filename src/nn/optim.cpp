@@ -26,8 +26,17 @@ void Optimizer::step() {
     if (!p.grad()) throw ShapeError("[optimizer] a parameter of shape " + shape_str(p.shape()) + " has no grad");
     grads.push_back(*p.grad());
   }
-  std::vector<Tensor> ups = updates(grads);
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].assign(params_[i].detach() - ups[i]);
+  begin_step();
+  // Parameter by parameter, each assigned right after its state: its kernel then reads the
+  // state just written, still in cache. All states first and then all parameters, the Adam
+  // update of the MNIST MLP's first layer took 0.7-0.9 ms instead of 0.15-0.19 ms. Each
+  // parameter's update reads only its own gradient and state and the shared scalars, and
+  // assign() gives the parameter a new buffer (the graph of a later gradient still reads the
+  // old one), so the order changes no bit.
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor next = params_[i].detach() - update(i, grads[i]);  // no other handle: it fuses (see LAMB)
+    params_[i].assign(next);
+  }
 }
 
 namespace {
@@ -46,28 +55,25 @@ LARS::LARS(std::vector<Tensor> params, double lr_, double momentum_, double wd_,
   if (momentum != 0) b = zeros_for(params_);
 }
 
-std::vector<Tensor> LARS::updates(const std::vector<Tensor>& grads) {
-  std::vector<Tensor> ret;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor t = params_[i], g = grads[i];
-    std::optional<Tensor> r;  // the trust ratio; nullopt is tinygrad's float 1.0
-    if (tcoef != 0) {
-      Tensor r1 = t.detach().square().sum().sqrt();
-      Tensor r2 = g.square().sum().sqrt();
-      r = (r1 > 0).where((r2 > 0).where(tcoef * r1 / (r2 + wd * r1), 1.0), 1.0);
-    }
-    auto times_r = [&](const Tensor& x) { return r ? x * *r : x * 1.0; };
-    if (pre_wd && wd > 0) g = g + wd * t.detach();
-    if (classic) g = times_r(g) * lr;
-    if (momentum != 0) {
-      b[i].assign(momentum * b[i] + g);
-      g = nesterov ? g + momentum * b[i] : b[i];
-    }
-    if (!pre_wd && wd > 0) t = t.detach() * (1.0 - wd * lr);
-    if (!classic) g = times_r(g) * lr;
-    ret.push_back(g.cast(t.dtype()));
+Tensor LARS::update(size_t i, const Tensor& grad) {
+  Tensor t = params_[i], g = grad;
+  std::optional<Tensor> r;  // the trust ratio; nullopt is tinygrad's float 1.0
+  if (tcoef != 0) {
+    Tensor r1 = t.detach().square().sum().sqrt();
+    Tensor r2 = g.square().sum().sqrt();
+    r = (r1 > 0).where((r2 > 0).where(tcoef * r1 / (r2 + wd * r1), 1.0), 1.0);
   }
-  return ret;
+  auto times_r = [&](const Tensor& x) { return r ? x * *r : x * 1.0; };
+  if (pre_wd && wd > 0) g = g + wd * t.detach();
+  if (classic) g = times_r(g) * lr;
+  if (momentum != 0) {
+    Tensor b_next = momentum * b[i] + g;  // a statement of its own: see LAMB::update
+    b[i].assign(b_next);
+    g = nesterov ? g + momentum * b[i] : b[i];
+  }
+  if (!pre_wd && wd > 0) t = t.detach() * (1.0 - wd * lr);
+  if (!classic) g = times_r(g) * lr;
+  return g.cast(t.dtype());
 }
 
 LAMB::LAMB(std::vector<Tensor> params, double lr_, double b1_, double b2_, double eps_, double wd_, bool adam_)
@@ -80,27 +86,32 @@ LAMB::LAMB(std::vector<Tensor> params, double lr_, double b1_, double b2_, doubl
   v = zeros_for(params_);
 }
 
-std::vector<Tensor> LAMB::updates(const std::vector<Tensor>& grads) {
+void LAMB::begin_step() {
   b1_t.assign(b1_t * b1);
   b2_t.assign(b2_t * b2);
-  std::vector<Tensor> ret;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const Tensor& t = params_[i];
-    const Tensor& g = grads[i];
-    m[i].assign((b1 * m[i] + (1.0 - b1) * g).cast(m[i].dtype()));
-    v[i].assign((b2 * v[i] + (1.0 - b2) * (g * g)).cast(v[i].dtype()));
-    Tensor m_hat = m[i] / (1.0 - b1_t);
-    Tensor v_hat = v[i] / (1.0 - b2_t);
-    Tensor up = m_hat / (v_hat.sqrt() + eps) + wd * t.detach();
-    Tensor lr_r = lr * 1.0;
-    if (!adam) {
-      Tensor r1 = t.detach().square().sum().sqrt();
-      Tensor r2 = up.square().sum().sqrt();
-      lr_r = lr * (r1 > 0).where((r2 > 0).where(r1 / r2, 1.0), 1.0);
-    }
-    ret.push_back((lr_r * up).cast(t.dtype()));
+}
+
+Tensor LAMB::update(size_t i, const Tensor& g) {
+  const Tensor& t = params_[i];
+  // Each new value is made in a statement of its own, then assigned. A temporary of the
+  // expression (b1 * m[i] in b1 * m[i] + ...) lives to the end of the full expression, and
+  // assign() realizes inside it: a node a live handle can see is materialized instead of fused
+  // (cpu/plan.cpp), which split each update into 4-6 kernels, each a pass over a
+  // parameter-sized array, instead of one. The same ops, each rounded once: the same bits.
+  Tensor m_next = (b1 * m[i] + (1.0 - b1) * g).cast(m[i].dtype());
+  m[i].assign(m_next);
+  Tensor v_next = (b2 * v[i] + (1.0 - b2) * (g * g)).cast(v[i].dtype());
+  v[i].assign(v_next);
+  Tensor m_hat = m[i] / (1.0 - b1_t);
+  Tensor v_hat = v[i] / (1.0 - b2_t);
+  Tensor up = m_hat / (v_hat.sqrt() + eps) + wd * t.detach();
+  Tensor lr_r = lr * 1.0;
+  if (!adam) {
+    Tensor r1 = t.detach().square().sum().sqrt();
+    Tensor r2 = up.square().sum().sqrt();
+    lr_r = lr * (r1 > 0).where((r2 > 0).where(r1 / r2, 1.0), 1.0);
   }
-  return ret;
+  return (lr_r * up).cast(t.dtype());
 }
 
 }  // namespace maroon::optim
