@@ -5,6 +5,7 @@
 
 #include "cpu/epilogue.h"
 #include "cpu/gemm.h"
+#include "cpu/gemm_direct.h"
 #include "cpu/gemm_local.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
@@ -122,6 +123,10 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   }
   const GemmArgs g = plan.args(buf->bytes(), span);
   const DType d = out.dtype;
+  if (gemm_direct_fits(d, g)) {  // small: read in place, nothing packed (gemm_direct.cpp)
+    run_direct_tasks(d, g, NB, out.rnd, epi);
+    return finish_matmul(out, epi, std::move(buf));
+  }
   int64_t mr, nr;
   gemm_panel_sizes(d, M, N, &mr, &nr);
   const size_t sz = itemsize(d);
