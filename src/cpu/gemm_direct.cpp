@@ -127,7 +127,7 @@ template <class T>
 bool Fits(const GemmArgs& g) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  return g.M <= kGemmDirectMax && g.N <= kGemmDirectMax && g.K <= kGemmDirectMax && g.tasks_n == 1 &&
+  return g.M <= kGemmDirectMax && g.N <= kGemmDirectMax && g.K <= kGemmDirectMax && g.span % L == 0 &&
          g.N % L == 0 && adjacent(g.colB, g.N);
 }
 

@@ -8,7 +8,7 @@
 namespace maroon::cpu {
 
 // Whether the dispatched target computes g in place: a small product (M, N and K at most
-// kGemmDirectMax, one column block per task) whose B columns are adjacent in memory and a whole
+// kGemmDirectMax, at most one column block per task, a whole number of vectors) whose B columns are adjacent in memory and a whole
 // number of vectors. A function of the shape, the layout and the target; whichever path runs,
 // every output is the same fold, so the choice never changes a bit.
 constexpr int64_t kGemmDirectMax = 160;

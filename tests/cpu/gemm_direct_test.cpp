@@ -48,9 +48,11 @@ std::string shape_tag(DType d, int64_t m, int64_t k, int64_t n, Round r) {
 
 TEST(CpuBackend, MatmulDirect) {
   // {M, K, N}: partial last row tiles (7, 33, 100, 150), full ones (6, 96), two row blocks
-  // (100, 128, 150, 160), 1 to 4 vectors in the last column panel, k = 1 and past 128.
+  // (100, 128, 150, 160), 1 to 4 vectors in the last column panel, k = 1 and past 128; one row
+  // block past 64^3 (91 x 100 x 128, 64 x 96 x 80) runs as two column tasks of 64, 48 and 32.
   const int64_t shapes[][3] = {{64, 64, 64}, {32, 32, 32}, {7, 40, 48}, {33, 65, 80}, {100, 17, 96},
-                               {26, 1, 160}, {6, 150, 16}, {150, 3, 112}, {128, 128, 128}, {160, 160, 160}};
+                               {26, 1, 160}, {6, 150, 16}, {150, 3, 112}, {128, 128, 128}, {160, 160, 160},
+                               {91, 100, 128}, {64, 96, 80}};
   for (DType d : {DType::Float32, DType::Float64})
     for (const auto& s : shapes)
       for (Round r : kAllRounds) {
