@@ -47,6 +47,7 @@ std::string shape_tag(DType d, int64_t m, int64_t k, int64_t n, Round r) {
 }
 
 TEST(CpuBackend, MatmulDirect) {
+  const int runs_before = g_runs;
   // {M, K, N}: partial last row tiles (7, 33, 100, 150), full ones (6, 96), two row blocks
   // (100, 128, 150, 160), 1 to 4 vectors in the last column panel, k = 1 and past 128; one row
   // block past 64^3 (91 x 100 x 128, 64 x 96 x 80) runs as two column tasks of 64, 48 and 32.
@@ -97,6 +98,7 @@ TEST(CpuBackend, MatmulDirect) {
       RoundingScope scope(r);
       return x.matmul(w).add(b).relu();
     });
+  std::printf("matmul read in place: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
 }  // namespace
