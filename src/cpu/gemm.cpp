@@ -14,6 +14,7 @@
 
 #include "cpu/gemm.h"
 #include "cpu/gemm_pack.h"
+#include "cpu/gemm_micro-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
@@ -52,38 +53,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 #undef MAROON_COLS
 #undef MAROON_BCOLS
 #undef MAROON_LOADB
-
-// round(*a * b) in every lane. On AVX-512 the multiply reads *a with an embedded broadcast
-// ({1to16}): a separate broadcast instruction takes a slot on the vector pipes, and at six of
-// them per 24 multiply-add pairs the 6x4 tile measured 80% of this machine's mul+add peak
-// against 100% with embedded broadcasts. The same vmulps either way, so the same bits (it
-// rounds by MXCSR like any multiply); inline assembly because compilers fold a broadcast into
-// the multiply only when it has a single use.
-template <class D, class V>
-HWY_INLINE V MulBroadcast(D d, const hn::TFromD<D>* a, V b) {
-#if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && defined(__GNUC__)
-  (void)d;
-  decltype(b.raw) t;
-  if constexpr (sizeof(hn::TFromD<D>) == 4)
-    asm("vmulps %1%{1to16%}, %2, %0" : "=v"(t) : "m"(*a), "v"(b.raw));
-  else
-    asm("vmulpd %1%{1to8%}, %2, %0" : "=v"(t) : "m"(*a), "v"(b.raw));
-  return V{t};
-#else
-  return hn::Mul(hn::Set(d, *a), b);
-#endif
-}
-
-// Tiles: 4 x 2 vectors everywhere (fits 16 registers). Where there are 32 registers, 12 x 2
-// for narrow products and 6 x 4 for the rest: each broadcast of A then feeds four products,
-// measured 10-15 points closer to the machine's peak on AVX-512; 8 x 3 (the same 24
-// accumulators) where 6 rows would leave a partial tile that 8 do not (TileFor).
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
-    HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_NEON
-constexpr bool kWideTiles = true;
-#else
-constexpr bool kWideTiles = false;
-#endif
 
 template <class T>
 HWY_NOINLINE void Micro4x2(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int kc, T* const* c, bool first,
