@@ -78,6 +78,47 @@ HWY_INLINE V Maximum(D d, V a, V b) {
 MAROON_FLOAT_KERNELS(F32, float)
 MAROON_FLOAT_KERNELS(F64, double)
 
+// binary32 comparisons (bool bytes, 1 or 0) and WHERE a vector at a time: ReLU's `x < 0` and
+// select run in every conv's epilogue and the transformer's masks, and the baseline build's
+// loops ran them four lanes wide. The same predicate per lane as the scalar loops: Lt and Eq
+// are false on NaN as C++'s < and ==, and != is the negation of Eq (Highway's Ne is ordered,
+// false on NaN, where C++'s != is true), so the same bits.
+#define MAROON_COMPARE_KERNEL(NAME, MASK)                                         \
+  void NAME(const void* pa, const void* pb, const void*, void* po, int n) {        \
+    const hn::ScalableTag<float> d;                                                \
+    const hn::Rebind<int32_t, decltype(d)> di;                                     \
+    const hn::Rebind<uint8_t, decltype(d)> du8;                                    \
+    const float* a = static_cast<const float*>(pa);                                \
+    const float* b = static_cast<const float*>(pb);                                \
+    uint8_t* o = static_cast<uint8_t*>(po);                                        \
+    const int L = static_cast<int>(hn::Lanes(d));                                  \
+    const auto one = hn::Set(di, 1);                                               \
+    for (int i = 0; i < n; i += L) {                                               \
+      const auto x = hn::LoadU(d, a + i);                                          \
+      const auto y = hn::LoadU(d, b + i);                                          \
+      const auto bits = hn::IfThenElseZero(hn::RebindMask(di, MASK), one);         \
+      hn::StoreU(hn::DemoteTo(du8, bits), du8, o + i);                             \
+    }                                                                              \
+  }
+MAROON_COMPARE_KERNEL(CmpLtF32, hn::Lt(x, y))
+MAROON_COMPARE_KERNEL(CmpEqF32, hn::Eq(x, y))
+MAROON_COMPARE_KERNEL(CmpNeF32, hn::Not(hn::Eq(x, y)))
+
+void WhereF32(const void* pc, const void* pa, const void* pb, void* po, int n) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> du8;
+  const uint8_t* c = static_cast<const uint8_t*>(pc);
+  const float* a = static_cast<const float*>(pa);
+  const float* b = static_cast<const float*>(pb);
+  float* o = static_cast<float*>(po);
+  const int L = static_cast<int>(hn::Lanes(d));
+  for (int i = 0; i < n; i += L) {
+    const auto take_a = hn::RebindMask(d, hn::Ne(hn::PromoteTo(di, hn::LoadU(du8, c + i)), hn::Zero(di)));
+    hn::StoreU(hn::IfThenElse(take_a, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, o + i);
+  }
+}
+
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -102,6 +143,7 @@ namespace maroon::cpu {
   HWY_EXPORT(Sqrt##SUF); HWY_EXPORT(RAdd##SUF); HWY_EXPORT(RMul##SUF); HWY_EXPORT(RMax##SUF);
 MAROON_EXPORT_FLOAT(F32)
 MAROON_EXPORT_FLOAT(F64)
+HWY_EXPORT(CmpLtF32); HWY_EXPORT(CmpEqF32); HWY_EXPORT(CmpNeF32); HWY_EXPORT(WhereF32);
 
 #define MAROON_DISPATCH(NAME)                                                      \
   void NAME##_d(const void* a, const void* b, const void* c, void* o, int n) {      \
@@ -112,6 +154,7 @@ MAROON_EXPORT_FLOAT(F64)
 MAROON_DISPATCH(AddF32) MAROON_DISPATCH(MulF32) MAROON_DISPATCH(MaxF32) MAROON_DISPATCH(RecipF32)
 MAROON_DISPATCH(SqrtF32) MAROON_DISPATCH(AddF64) MAROON_DISPATCH(MulF64) MAROON_DISPATCH(MaxF64)
 MAROON_DISPATCH(RecipF64) MAROON_DISPATCH(SqrtF64)
+MAROON_DISPATCH(CmpLtF32) MAROON_DISPATCH(CmpEqF32) MAROON_DISPATCH(CmpNeF32) MAROON_DISPATCH(WhereF32)
 MAROON_DISPATCH_R(RAddF32) MAROON_DISPATCH_R(RMulF32) MAROON_DISPATCH_R(RMaxF32)
 MAROON_DISPATCH_R(RAddF64) MAROON_DISPATCH_R(RMulF64) MAROON_DISPATCH_R(RMaxF64)
 
@@ -324,10 +367,10 @@ FastFn fast_op(Op op, DType in, DType out) {
       case Op::MAX: return f ? MaxF32_d : MaxF64_d;
       case Op::RECIPROCAL: return f ? RecipF32_d : RecipF64_d;
       case Op::SQRT: return f ? SqrtF32_d : SqrtF64_d;
-      case Op::CMPLT: return f ? compare<float, Lt> : compare<double, Lt>;
-      case Op::CMPNE: return f ? compare<float, Ne> : compare<double, Ne>;
-      case Op::CMPEQ: return f ? compare<float, Eq> : compare<double, Eq>;
-      case Op::WHERE: return f ? where<float> : where<double>;
+      case Op::CMPLT: return f ? CmpLtF32_d : compare<double, Lt>;
+      case Op::CMPNE: return f ? CmpNeF32_d : compare<double, Ne>;
+      case Op::CMPEQ: return f ? CmpEqF32_d : compare<double, Eq>;
+      case Op::WHERE: return f ? WhereF32_d : where<double>;
       default: return nullptr;
     }
   }

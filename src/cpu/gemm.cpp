@@ -9,6 +9,7 @@
 #include "hwy/highway.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -16,9 +17,22 @@
 #include "cpu/gemm_pack.h"
 #include "cpu/gemm_micro-inl.h"
 
+namespace maroon::cpu {
+std::atomic<int64_t>& direct_task_count();  // shared by every target's kernel (defined below)
+}  // namespace maroon::cpu
+
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// Where a micro-kernel reads its B panel for a k block: packed ([k][NV vectors], contiguous), or
+// in place in B (gemm_direct_panel): vector j of row k at base[j] + kb[k].
+template <class T>
+struct BSource {
+  const T* packed;
+  const T* base[4];
+  const int64_t* kb;
+};
 
 // The micro-kernel body for a register tile of MAROON_ROWS rows by MAROON_COLS vectors:
 // row r of the tile (at c[r]) += sum over k of ap[k][r] * bp[k][..], one rounding for each
@@ -30,6 +44,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 #define MAROON_MICRO_BODY(MR, NV)                                                    \
   const hn::ScalableTag<T> d;                                                        \
   const size_t L = hn::Lanes(d);                                                     \
+  const T* HWY_RESTRICT bp = bs.packed;                                              \
+  const int64_t* HWY_RESTRICT kb = bs.kb;                                            \
+  MAROON_BCOLS(MAROON_BASE)                                                          \
   MAROON_ROWS(MAROON_LOAD)                                                           \
   for (int k = 0; k < kc; ++k) {                                                     \
     MAROON_BCOLS(MAROON_LOADB)                                                       \
@@ -41,6 +58,10 @@ namespace hn = hwy::HWY_NAMESPACE;
     MAROON_ROWS(MAROON_CANON)                                                        \
   }                                                                                  \
   MAROON_ROWS(MAROON_STORE)
+// B's vector j of row k: from the packed panel ([k][NV vectors]), or in place (kDirect).
+#define MAROON_BASE(j) const T* bb##j = bs.base[j];
+#define MAROON_LOADB(j) \
+  const auto b##j = kDirect ? hn::LoadU(d, bb##j + kb[k]) : hn::LoadU(d, bp + (k * kNV + (j)) * L);
 #define MAROON_LOADC(r, j) auto c##r##j = first ? hn::Zero(d) : hn::LoadU(d, c[r] + (j) * L);
 #define MAROON_LOAD(r) MAROON_COLS(MAROON_LOADC, r)
 #define MAROON_STEPC(r, j) c##r##j = hn::Add(c##r##j, MulBroadcast(d, a + (r), b##j));
@@ -52,72 +73,71 @@ namespace hn = hwy::HWY_NAMESPACE;
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
-#undef MAROON_LOADB
 
-template <class T>
-HWY_NOINLINE void Micro4x2(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int kc, T* const* c, bool first,
+template <class T, bool kDirect>
+HWY_NOINLINE void Micro4x2(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                            bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3)
 #define MAROON_COLS(Y, r) Y(r, 0) Y(r, 1)
 #define MAROON_BCOLS(Z) Z(0) Z(1)
-#define MAROON_LOADB(j) const auto b##j = hn::LoadU(d, bp + (k * 2 + (j)) * L);
+  constexpr size_t kNV = 2;
   MAROON_MICRO_BODY(4, 2)
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
-#undef MAROON_LOADB
 }
 
-template <class T>
-HWY_NOINLINE void Micro12x2(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int kc, T* const* c, bool first,
+template <class T, bool kDirect>
+HWY_NOINLINE void Micro12x2(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                             bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define MAROON_COLS(Y, r) Y(r, 0) Y(r, 1)
 #define MAROON_BCOLS(Z) Z(0) Z(1)
-#define MAROON_LOADB(j) const auto b##j = hn::LoadU(d, bp + (k * 2 + (j)) * L);
+  constexpr size_t kNV = 2;
   MAROON_MICRO_BODY(12, 2)
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
-#undef MAROON_LOADB
 }
 
-template <class T>
-HWY_NOINLINE void Micro6x4(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int kc, T* const* c, bool first,
-                           bool last) {
+template <class T, bool kDirect>
+HWY_NOINLINE void Micro6x4(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
+                            bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define MAROON_COLS(Y, r) Y(r, 0) Y(r, 1) Y(r, 2) Y(r, 3)
 #define MAROON_BCOLS(Z) Z(0) Z(1) Z(2) Z(3)
-#define MAROON_LOADB(j) const auto b##j = hn::LoadU(d, bp + (k * 4 + (j)) * L);
+  constexpr size_t kNV = 4;
   MAROON_MICRO_BODY(6, 4)
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
-#undef MAROON_LOADB
 }
 
 // 8 rows: conv2d's 16, 32 and 64 output channels fill whole tiles (6 rows computed 18, 36, 66).
-template <class T>
-HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp, int kc, T* const* c, bool first,
-                           bool last) {
+template <class T, bool kDirect>
+HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
+                            bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define MAROON_COLS(Y, r) Y(r, 0) Y(r, 1) Y(r, 2)
 #define MAROON_BCOLS(Z) Z(0) Z(1) Z(2)
-#define MAROON_LOADB(j) const auto b##j = hn::LoadU(d, bp + (k * 3 + (j)) * L);
+  constexpr size_t kNV = 3;
   MAROON_MICRO_BODY(8, 3)
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
-#undef MAROON_LOADB
 }
 
 // Packs every B panel of batch b once; all tasks of the batch share them. A is packed by each
 // task for its own rows, a k block at a time, so no buffer ever holds all of A: for conv2d, A is
 // the im2col matrix, many times larger than the image.
+// Panels the kernel reads in place (gemm_direct_panel) are skipped.
 template <class T, int NV>
 void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   const hn::ScalableTag<T> d;
-  pack_b_panels<T>(g, b, NV * static_cast<int64_t>(hn::Lanes(d)), bpack, p0, p1);
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d)), nr = NV * L;
+  if (!g.direct_b) return pack_b_panels<T>(g, b, nr, bpack, p0, p1);
+  for (int64_t p = p0; p < p1; ++p)
+    if (!gemm_direct_panel(g, p, nr, L)) pack_b_panels<T>(g, b, nr, bpack, p, p + 1);
 }
 
 // One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by KC (the running
@@ -125,7 +145,10 @@ void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
 // packed once per k block and used for every column block. A whole register tile whose output
 // columns are adjacent keeps its running sums in the output itself; the rest (the edges, or an
 // output with scattered columns) in a scratch tile copied out at the end.
-template <class T, int kMR, int NV, void (*Micro)(const T*, const T*, int, T* const*, bool, bool)>
+template <class T>
+using MicroFn = void (*)(const T*, const BSource<T>&, int, T* const*, bool, bool);
+
+template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect>
 void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
   const int64_t NR = NV * static_cast<int64_t>(hn::Lanes(d));
@@ -139,9 +162,17 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       for (int64_t j = 0; j < nc; ++j) C[g.rowC[i0 + i] + g.colC[j0 + j]] = T(0);
     return;
   }
-  thread_local std::vector<char> unit;  // panel pj's output columns are adjacent
+  thread_local std::vector<char> unit, in_b;  // panel pj's output columns are adjacent; read in place
   unit.resize(static_cast<size_t>(np));
-  for (int64_t pj = 0; pj < np; ++pj) unit[pj] = adjacent(g.colC + j0 + pj * NR, std::min(NR, nc - pj * NR));
+  in_b.resize(static_cast<size_t>(np));
+  bool any_in_b = false;
+  for (int64_t pj = 0; pj < np; ++pj) {
+    unit[pj] = adjacent(g.colC + j0 + pj * NR, std::min(NR, nc - pj * NR));
+    in_b[pj] = gemm_direct_panel(g, j0 / NR + pj, NR, static_cast<int64_t>(hn::Lanes(d)));
+    any_in_b |= in_b[pj] != 0;
+  }
+  if (any_in_b) direct_task_count().fetch_add(1, std::memory_order_relaxed);
+  const T* const B = static_cast<const T*>(g.B) + g.batchB[b];
   auto direct = [&](int64_t pi, int64_t pj) {
     return unit[pj] && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
   };
@@ -157,14 +188,16 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       for (int64_t pi = 0; pi < mp; ++pi) {
         const T* ap = apack.data() + pi * kc * kMR;
         for (int64_t pj = q0; pj < std::min(np, q0 + block_panels); ++pj) {
-          const T* bp = bpack + ((j0 / NR + pj) * g.K + k0) * NR;
+          BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
+          if (in_b[pj])
+            for (int j = 0; j < NV; ++j) bs.base[j] = B + g.colB[j0 + pj * NR + j * static_cast<int64_t>(hn::Lanes(d))];
           const bool in_place = direct(pi, pj);
           T* rows[kMR];
           for (int r = 0; r < kMR; ++r) {
             const int64_t i = pi * kMR + r;
             rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile.data() + i * ldc + pj * NR;
           }
-          Micro(ap, bp, kc, rows, k0 == 0, k0 + kc == g.K);
+          (in_b[pj] ? MicroDirect : Micro)(ap, bs, kc, rows, k0 == 0, k0 + kc == g.K);
         }
       }
   }
@@ -244,10 +277,10 @@ template <class T>
 void BlockAny(const GemmArgs& g, const void* bp, int64_t t) {
   const T* p = static_cast<const T*>(bp);
   switch (TileFor<T>(g.M, g.N)) {
-    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T>>(g, p, t);
-    case Tile::k8x3: return Block<T, 8, 3, Micro8x3<T>>(g, p, t);
-    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T>>(g, p, t);
-    case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T>>(g, p, t);
+    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T, false>, Micro6x4<T, true>>(g, p, t);
+    case Tile::k8x3: return Block<T, 8, 3, Micro8x3<T, false>, Micro8x3<T, true>>(g, p, t);
+    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T, false>, Micro12x2<T, true>>(g, p, t);
+    case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T, false>, Micro4x2<T, true>>(g, p, t);
   }
 }
 
@@ -278,6 +311,11 @@ void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, in
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(PackF32)(g, b, bp, p0, p1);
   else HWY_DYNAMIC_DISPATCH(PackF64)(g, b, bp, p0, p1);
 }
+std::atomic<int64_t>& direct_task_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_direct_tasks() { return direct_task_count().load(std::memory_order_relaxed); }
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, bp, task);
   else HWY_DYNAMIC_DISPATCH(BlockF64)(g, bp, task);

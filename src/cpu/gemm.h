@@ -42,6 +42,8 @@ struct GemmArgs {
   const int64_t *rowA, *colB, *rowC, *colC, *batchA, *batchB, *batchC;
   int64_t tasks_m, tasks_n;
   int64_t span;  // columns per task (the last task of a row block may have fewer)
+  // Whether the kernel may read a B panel in place (gemm_direct_panel) instead of packing it.
+  bool direct_b;
 };
 
 // The block of the output that task `task` computes (batch-major, then row blocks of kGemmMC,
@@ -86,5 +88,7 @@ int64_t gemm_transposed_b_panels();
 // Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B
 // panels; it packs its own rows of A.
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
+// How many tasks read at least one B panel in place (the harness checks that its cases did).
+int64_t gemm_direct_tasks();
 
 }  // namespace maroon::cpu

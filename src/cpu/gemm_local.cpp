@@ -21,9 +21,20 @@ std::atomic<int64_t> g_local_runs{0};
 
 int64_t gemm_local_runs() { return g_local_runs.load(); }
 
+namespace {
+// Whether k steps through B by one stride (a plain matmul's rows) or not (im2col: k runs over
+// (channel, kh, kw), a plane, a row and an element apart).
+bool k_affine(const int64_t* kB, int64_t K) {
+  for (int64_t k = 2; k < K; ++k)
+    if (kB[k] - kB[k - 1] != kB[1] - kB[0]) return false;
+  return true;
+}
+}  // namespace
+
 void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Epilogue* epi) {
   assert(g.tasks_m == 1);
   const size_t sz = itemsize(d);
+  const bool affine = k_affine(g.kB, g.K);
   parallel_for(NB * g.tasks_n, [&](int64_t t) {
     const GemmTaskBox box = gemm_task_box(g, t);
     GemmArgs sub = g;  // the task's columns [j0, j0 + nc), one task of one row block
@@ -32,6 +43,9 @@ void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Ep
     sub.N = box.nc;
     sub.span = box.nc;
     sub.tasks_n = 1;
+    // Only an im2col B is read in place (packing copied each image element into K / channels of
+    // its rows, nine for a 3x3 conv); a plain matmul's B keeps the packed path, unmeasured here.
+    sub.direct_b = !affine;
     int64_t mr, nr;
     gemm_panel_sizes(d, sub.M, sub.N, &mr, &nr);
     const int64_t panels = (sub.N + nr - 1) / nr;

@@ -18,6 +18,19 @@ inline bool adjacent(const int64_t* idx, int64_t n) {
   return true;
 }
 
+// Whether B panel p (columns [p * nr, (p + 1) * nr), vectors of L lanes) is read by the kernel
+// in place instead of packed: where the caller allows it (g.direct_b), every column of the panel
+// exists, and each vector's L columns are adjacent in B, so vector j of row k is one unaligned
+// load at B + colB[p * nr + j * L] + kB[k]. conv2d computed transposed: B is the im2col matrix of
+// a padded image, and a vector is L positions along one output row (a width of 16 or 32); packing
+// it copied each image element nine times. The kernel reads the same values either way.
+inline bool gemm_direct_panel(const GemmArgs& g, int64_t p, int64_t nr, int64_t L) {
+  if (!g.direct_b || (p + 1) * nr > g.N) return false;
+  for (int64_t j = p * nr; j < (p + 1) * nr; j += L)
+    if (!adjacent(g.colB + j, L)) return false;
+  return true;
+}
+
 // A run of n elements, in 32-byte pieces the compiler inlines: the runs are short (conv2d's
 // output rows of 8 to 32 positions), and a libc memcpy call for each was 7% of a ResNet's run.
 template <class T>

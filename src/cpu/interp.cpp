@@ -13,6 +13,7 @@
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"
 #include "cpu/threads.h"
+#include "cpu/view_runs.h"
 #include "ref/scalar.h"
 #include "maroon/settings.h"
 
@@ -464,6 +465,15 @@ void run_elementwise(Node& out) {
     if (r >= kTile) run[l] = r;
     block[l] = affine_block(maps[l], out.shape);
   }
+  // Leaves read through a stack of views (attention's query scaled as it is read through the
+  // reshape into heads): copied as runs kept by the stack (view_runs.h) instead of walking the
+  // views and gathering by index for every tile (4-8% of the ONNX transformer encoder).
+  std::vector<std::shared_ptr<const ViewRuns>> kept(maps.size());
+  for (size_t l = 0; l < maps.size(); ++l) {
+    const Node* leaf = prog.leaves[l];
+    if (!scalar[l] && !contiguous[l] && !maps[l].affine && leaf->view.views().size() > 1)
+      kept[l] = elementwise_view_runs(leaf->view, out.shape);
+  }
   // Broadcast scalars are expanded into a tile once, shared by every task (in tiles this
   // thread reuses: fresh ones per call were a small op's largest allocations).
   Reused<std::vector<std::vector<uint64_t>>> splat_tiles;
@@ -521,6 +531,10 @@ void run_elementwise(Node& out) {
         } else if (leaf->view.views().size() == 1 && !out.shape.empty()) {  // one view, masked
           staged[l].resize(kTile + kTilePad, 0);
           copy_masked(leaf->view.views()[0], *leaf->buffer, out.shape, p0, n, staged[l].data());
+          direct[l] = staged[l].data();
+        } else if (kept[l]) {
+          staged[l].resize(kTile + kTilePad, 0);
+          copy_view_runs(*leaf->buffer, *kept[l], p0, n, staged[l].data());
           direct[l] = staged[l].data();
         } else {
           idx[l].resize(kTile);

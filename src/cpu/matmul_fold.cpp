@@ -188,7 +188,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
                t ? plan.colB.data() + j0 : plan.rowA.data() + i0, t ? plan.rowA.data() + i0 : plan.colB.data() + j0,
                t ? colT.data() : rowT.data(), t ? rowT.data() : colT.data(),
                t ? plan.batchB.data() : plan.batchA.data(), t ? plan.batchA.data() : plan.batchB.data(), &zero,
-               0, 1, 0};
+               0, 1, 0, false};
     g.tasks_m = (g.M + kGemmMC - 1) / kGemmMC;
     g.span = g.N;
     int64_t mr, nr;

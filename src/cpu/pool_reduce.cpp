@@ -64,9 +64,25 @@ bool describe(const Node& out, WindowReduce* w) {
   return true;
 }
 
-// Source offsets of outputs [o0, o0 + n): the first by division, the rest counted up.
-void output_bases(const WindowReduce& w, int64_t o0, int n, int64_t* base) {
+// Outputs [o0, o0 + n) as runs along the last kept axis: run r is outputs [at[r], at[r + 1])
+// whose source offsets are start[r] + t * step (step: that axis's stride). The first output by
+// division, the rest counted up a run at a time (an odometer step per output was 45% of the
+// CNN's pooling).
+struct OutputRuns {
+  int64_t step = 0;
+  std::vector<int64_t> start;
+  std::vector<int> at;  // at.size() == start.size() + 1
+};
+void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
+  runs->start.clear();
+  runs->at.assign(1, 0);
   const size_t nd = w.outer.size();
+  if (nd == 0) {  // one output
+    runs->step = 0;
+    runs->start.push_back(w.offset);
+    runs->at.push_back(n);
+    return;
+  }
   std::vector<int64_t> c(nd, 0);
   int64_t p = o0, b = w.offset;
   for (size_t d = nd; d-- > 0;) {
@@ -74,9 +90,17 @@ void output_bases(const WindowReduce& w, int64_t o0, int n, int64_t* base) {
     p /= w.outer[d];
     b += c[d] * w.ostride[d];
   }
-  for (int t = 0; t < n; ++t) {
-    base[t] = b;
-    for (size_t d = nd; d-- > 0;) {
+  const int64_t last = w.outer[nd - 1];
+  runs->step = w.ostride[nd - 1];
+  for (int t = 0; t < n;) {
+    const int len = static_cast<int>(std::min<int64_t>(n - t, last - c[nd - 1]));
+    runs->start.push_back(b);
+    t += len;
+    runs->at.push_back(t);
+    // Carry: the last axis back to 0, the axes before it counted up.
+    b -= c[nd - 1] * w.ostride[nd - 1];
+    c[nd - 1] = 0;
+    for (size_t d = nd - 1; d-- > 0;) {
       b += w.ostride[d];
       if (++c[d] < w.outer[d]) break;
       b -= c[d] * w.ostride[d];
@@ -85,15 +109,36 @@ void output_bases(const WindowReduce& w, int64_t o0, int n, int64_t* base) {
   }
 }
 
-// dst[t] = element base[t] + off of src for t < n: the window's next position for each output.
-// The views here are unmasked (describe), so there is no padding to mask: one typed load each,
-// without gather()'s index array and padding mask (they were half of the CNN's pooling).
+// dst[t] = element start + t * step of src for t < n: one window position for a run of outputs.
+// The views here are unmasked (describe), so there is no padding to mask: typed loads, without
+// gather()'s index array and padding mask. Steps 1 and 2 (global pooling; 2x2 windows at stride 2)
+// are written with the step a constant, so the compiler vectorises them.
 template <class T>
-void load_at(const uint8_t* src, const int64_t* base, int64_t off, int n, void* dst) {
-  const T* s = reinterpret_cast<const T*>(src);
-  T* d = static_cast<T*>(dst);
-  for (int t = 0; t < n; ++t) d[t] = s[base[t] + off];
+void load_run(const uint8_t* src, int64_t start, int64_t step, int n, T* d) {
+  const T* s = reinterpret_cast<const T*>(src) + start;
+  if (step == 1) {
+    std::memcpy(d, s, n * sizeof(T));
+  } else if (step == 2) {
+    for (int t = 0; t < n; ++t) d[t] = s[2 * t];
+  } else {
+    for (int t = 0; t < n; ++t) d[t] = s[t * step];
+  }
 }
+template <class T>
+void load_window(const uint8_t* src, const OutputRuns& runs, int64_t off, void* dst) {
+  T* d = static_cast<T*>(dst);
+  for (size_t r = 0; r < runs.start.size(); ++r)
+    load_run<T>(src, runs.start[r] + off, runs.step, runs.at[r + 1] - runs.at[r], d + runs.at[r]);
+}
+void load_window(const Buffer& b, const OutputRuns& runs, int64_t off, void* dst) {
+  switch (itemsize(b.dtype)) {
+    case 1: load_window<uint8_t>(b.bytes(), runs, off, dst); break;
+    case 2: load_window<uint16_t>(b.bytes(), runs, off, dst); break;
+    case 4: load_window<uint32_t>(b.bytes(), runs, off, dst); break;
+    default: load_window<uint64_t>(b.bytes(), runs, off, dst); break;
+  }
+}
+
 // a[0, n) = the fold's identity, typed so each store is one move (a memcpy of a size known only
 // at run time was a libc call per output: 5% of the CNN).
 template <class T>
@@ -108,15 +153,6 @@ void fill_identity(uint8_t* a, uint64_t identity, size_t sz, int n) {
     case 2: fill_identity<uint16_t>(a, identity, n); break;
     case 4: fill_identity<uint32_t>(a, identity, n); break;
     default: fill_identity<uint64_t>(a, identity, n); break;
-  }
-}
-
-void load_window(const Buffer& b, const int64_t* base, int64_t off, int n, void* dst) {
-  switch (itemsize(b.dtype)) {
-    case 1: load_at<uint8_t>(b.bytes(), base, off, n, dst); break;
-    case 2: load_at<uint16_t>(b.bytes(), base, off, n, dst); break;
-    case 4: load_at<uint32_t>(b.bytes(), base, off, n, dst); break;
-    default: load_at<uint64_t>(b.bytes(), base, off, n, dst); break;
   }
 }
 
@@ -139,15 +175,14 @@ bool try_window_reduce(Node& out) {
     const int n = static_cast<int>(std::min<int64_t>(kOutputsPerTask, O - o0));
     // Tiles with the SIMD slack the fold may read and write past n.
     thread_local std::vector<uint64_t> acc, val;
-    thread_local std::vector<int64_t> base;
+    thread_local OutputRuns runs;
     acc.resize(kTile + kTilePad);
     val.resize(kTile + kTilePad);
-    base.resize(kTile);
-    output_bases(w, o0, n, base.data());
+    output_runs(w, o0, n, &runs);
     uint8_t* a = reinterpret_cast<uint8_t*>(acc.data());
     fill_identity(a, identity, sz, n);
     for (int64_t off : w.window) {
-      load_window(*w.src, base.data(), off, n, val.data());
+      load_window(*w.src, runs, off, val.data());
       fold(a, val.data(), n);
     }
     std::memcpy(buf->bytes() + o0 * sz, a, n * sz);

@@ -359,5 +359,24 @@ TEST(CpuBackend, GatherEveryDtypeShapeClassAndIndexLayout) {
   std::printf("gather: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
+// binary32 CMPLT, CMPEQ, CMPNE and WHERE run a vector at a time (src/cpu/fastops.cpp): every pair
+// of NaN, signed zeros, infinities, a subnormal and ordinary values (NaN != NaN is true, NaN < x
+// and NaN == NaN false), over more than a tile, and WHERE choosing by each result.
+TEST(CpuBackend, FloatComparisonsOnSpecials) {
+  const uint32_t specials[] = {0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0x00000000u, 0x80000000u, 0x7F800000u,
+                               0xFF800000u, 0x00000001u, 0x3F800000u, 0xBF800000u, 0x3F800001u};
+  std::vector<uint64_t> a, b;
+  for (int rep = 0; rep < 5; ++rep)
+    for (uint32_t x : specials)
+      for (uint32_t y : specials) a.push_back(x), b.push_back(y);
+  const Shape s{static_cast<int64_t>(a.size())};
+  for (Op op : {Op::CMPLT, Op::CMPEQ, Op::CMPNE})
+    check(std::string(op_name(op)) + " float32 specials, and WHERE by it", [&] {
+      Tensor x = tensor_of_bits(a, s, DType::Float32), y = tensor_of_bits(b, s, DType::Float32);
+      Tensor c = alu(op, {x, y});
+      return c.where(x, y).add(c.cast(DType::Float32));
+    });
+}
+
 }  // namespace
 }  // namespace maroon::test

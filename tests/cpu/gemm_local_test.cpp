@@ -92,6 +92,34 @@ TEST(CpuBackend, ConvLocalPacking) {
   }
 }
 
+// conv2d computed transposed whose B panels the kernel reads in place from the padded image
+// (gemm_direct_panel): output rows of 32 and 16 positions (every vector of a panel one run along
+// a row), 20 (some vectors cross a row end and are packed: both kinds in one task), float32 and
+// float64, NaN, infinities, signed zeros and subnormals in the image, three rounding modes, an
+// epilogue; every SIMD target, 1-3 threads. The cases together must read some panel in place.
+TEST(CpuBackend, ConvPanelsInPlace) {
+  const int64_t before = cpu::gemm_direct_tasks();
+  struct Case { DType d; int64_t cin, cout, h, w; };
+  const Case cases[] = {{DType::Float32, 4, 16, 6, 32}, {DType::Float32, 8, 32, 8, 16},
+                        {DType::Float32, 3, 16, 5, 20}, {DType::Float64, 4, 16, 4, 16}};
+  for (const Case& c : cases)
+    for (Round r : {Round::NearestEven, Round::Up, Round::TowardZero}) {
+      if (c.d == DType::Float64 && r != Round::NearestEven) continue;  // the reference is slow
+      const std::string tag = std::string(dtype_name(c.d)) + " " + std::to_string(c.cin) + "->" +
+                              std::to_string(c.cout) + " on " + std::to_string(c.h) + "x" + std::to_string(c.w) +
+                              " " + std::string(round_name(r));
+      const uint64_t seed = static_cast<uint64_t>(c.cin * 31 + c.w + static_cast<int>(r));
+      check_local("conv2d in place " + tag, [&] {
+        Tensor x = local_operand(c.d, {2, c.cin, c.h, c.w}, seed, true);
+        x = prim::mul(x.pad({{0, 0}, {0, 0}, {1, 1}, {1, 1}}), 1.0).realize();
+        Tensor w = local_operand(c.d, {c.cout, c.cin, 3, 3}, seed + 1), b = local_operand(c.d, {c.cout}, seed + 2);
+        RoundingScope scope(r);
+        return x.conv2d(w, b, 1, {1}, {1}, {0}).relu();
+      });
+    }
+  EXPECT_GT(cpu::gemm_direct_tasks(), before) << "no task read a B panel in place";
+}
+
 // The 8 x 3 register tile (src/cpu/gemm.cpp, TileFor): products of 8 to 88 rows, a multiple of
 // 8 (conv2d's output channels), whose rows 6-row tiles would leave partly empty; one and several
 // column panels, a last panel narrower than the tile; float32 and float64, NaN, infinities,

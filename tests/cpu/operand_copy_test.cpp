@@ -3,10 +3,14 @@
 // attention's heads (a slice of the fused QKV projection, reshaped into heads and transposed, and
 // joined back: rows of runs), contiguous runs and runs at a stride, padded views and rows
 // that cross a carry of the view below (neither kept as runs). The runs of a view stack are kept
-// after its first copy, so every later run of the same graph must find them.
+// after its first copy, so every later run of the same graph must find them. The elementwise
+// kernels read such leaves through the same kept runs (src/cpu/view_runs.cpp): attention's
+// query scaled as it is read, heads joined back and added to a residual, runs at a stride,
+// five dtypes, rounding modes; and stacks that are not runs (padding, rows across a carry).
 #include <gtest/gtest.h>
 
 #include "cpu/operand_copy.h"
+#include "cpu/view_runs.h"
 #include "harness.h"
 
 namespace maroon::test {
@@ -63,6 +67,37 @@ TEST(CpuBackend, DenseOperandIrregular) {
   check("rows across a carry", [] {
     Tensor t = copy_operand(DType::Float64, {6, 10}, 31).permute({1, 0}).reshape({4, 15});
     return t.matmul(copy_operand(DType::Float64, {15, 300}, 32));
+  });
+}
+
+TEST(CpuBackend, ElementwiseViewRuns) {
+  for (DType d : {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::UInt8})
+    for (Round r : {Round::NearestEven, Round::Up}) {
+      if (!is_float(d) && r != Round::NearestEven) continue;
+      const std::string tag = std::string(dtype_name(d)) + " " + std::string(round_name(r));
+      const int64_t before = cpu::elementwise_view_runs_hits();
+      const int runs = g_runs;
+      check("scaled query, values at a stride " + tag, [&] {
+        Tensor qkv = random_bits_tensor({20, 3, 48}, d, 40 + static_cast<int>(r));
+        Tensor q = heads_of(qkv, 0, 2), v = heads_of(qkv, 2, 2).permute({0, 2, 1});  // rows along seq
+        RoundingScope scope(r);
+        return q.mul(Tensor::full({}, 2, d)).permute({0, 2, 1}).add(v);
+      });
+      check("heads joined plus a residual " + tag, [&] {
+        Tensor o = random_bits_tensor({6, 32, 8}, d, 50).permute({1, 0, 2}).reshape({32 * 3, 16});
+        RoundingScope scope(r);
+        return o.add(random_bits_tensor({32 * 3, 16}, d, 51));
+      });
+      // Each run after a graph's first finds its leaves' runs (two in the first case, one in
+      // the second).
+      EXPECT_GE(cpu::elementwise_view_runs_hits() - before, g_runs - runs - 2) << tag << ": a run did not find its runs";
+    }
+  check("padded heads, scaled", [] {
+    Tensor padded = copy_operand(DType::Float32, {30, 3, 48}, 61).pad({{1, 1}, {0, 0}, {0, 0}});
+    return heads_of(padded, 0, 2).mul(Tensor::full({}, 0.5, DType::Float32));
+  });
+  check("rows across a carry, negated", [] {
+    return copy_operand(DType::Float64, {6, 10}, 62).permute({1, 0}).reshape({4, 15}).neg();
   });
 }
 
