@@ -14,31 +14,8 @@
 namespace maroon::test {
 namespace {
 
-// Values near 1; with `specials`, one in eight a NaN, an infinity, a signed zero or a subnormal.
-Tensor direct_operand(DType d, const Shape& s, uint64_t seed, bool specials = false) {
-  Gen g(seed);
-  const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
-  std::vector<uint64_t> v = near_one(g, static_cast<size_t>(numel(s)), f);
-  if (specials)
-    for (auto& x : v) {
-      switch (g.next() % 16) {
-        case 0: x = sf::canonical_nan(f); break;
-        case 1: x = f.exp_mask() << f.mbits; break;
-        case 2: x = f.sign_bit() | (f.exp_mask() << f.mbits); break;
-        case 3: x = f.sign_bit(); break;
-        case 4: x = (g.next() & 1 ? f.sign_bit() : 0) | (1 + g.next() % f.man_mask()); break;
-        default: break;
-      }
-    }
-  return tensor_of_bits(v, s, d);
-}
-
-// Checks a case and that every backend run read its product in place.
 void check_direct(const std::string& what, const std::function<Tensor()>& build) {
-  const int64_t before = cpu::gemm_direct_runs();
-  const int runs = g_runs;
-  check(what, build);
-  EXPECT_GE(cpu::gemm_direct_runs() - before, g_runs - runs) << what << ": a run did not read in place";
+  check_path(what, build, cpu::gemm_direct_runs, "read in place");
 }
 
 std::string shape_tag(DType d, int64_t m, int64_t k, int64_t n, Round r) {
@@ -61,19 +38,19 @@ TEST(CpuBackend, MatmulDirect) {
         if (d == DType::Float64 && s[0] == 160 && r != Round::NearestEven) continue;  // the reference is slow
         const uint64_t seed = static_cast<uint64_t>(s[0] * 13 + s[2] + static_cast<int>(r) * 7);
         check_direct("matmul " + shape_tag(d, s[0], s[1], s[2], r), [&] {
-          Tensor x = direct_operand(d, {s[0], s[1]}, seed, true), y = direct_operand(d, {s[1], s[2]}, seed + 1, true);
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed, true), y = near_one_tensor(d, {s[1], s[2]}, seed + 1, true);
           RoundingScope scope(r);
           return x.matmul(y);
         });
         if (s[0] == 33 || s[0] == 64)
           check_direct("matmul x^T " + shape_tag(d, s[0], s[1], s[2], r), [&] {
-            Tensor x = direct_operand(d, {s[1], s[0]}, seed + 2).permute({1, 0});
+            Tensor x = near_one_tensor(d, {s[1], s[0]}, seed + 2).permute({1, 0});
             RoundingScope scope(r);
-            return x.matmul(direct_operand(d, {s[1], s[2]}, seed + 3, true));
+            return x.matmul(near_one_tensor(d, {s[1], s[2]}, seed + 3, true));
           });
       }
   check_direct("batched 3x(40x70 @ 70x32)", [] {
-    return direct_operand(DType::Float32, {3, 40, 70}, 5, true).matmul(direct_operand(DType::Float32, {3, 70, 32}, 6));
+    return near_one_tensor(DType::Float32, {3, 40, 70}, 5, true).matmul(near_one_tensor(DType::Float32, {3, 70, 32}, 6));
   });
   // out[n, m] = sum over k of x[m, k] * y[k, n]: the product's rows (m) are adjacent in the
   // output, its columns (n) a row apart. With x stored m-major its rows are read along k and the output's
@@ -84,17 +61,17 @@ TEST(CpuBackend, MatmulDirect) {
                        std::string(round_name(r)),
                    [&] {
                      const int64_t M = 48, K = 36, N = 32;
-                     Tensor x = x_k_major ? direct_operand(DType::Float32, {K, M}, 7, true)
-                                          : direct_operand(DType::Float32, {M, K}, 7, true).permute({1, 0});
-                     Tensor y = direct_operand(DType::Float32, {K, N}, 8, true).permute({1, 0});  // n adjacent
+                     Tensor x = x_k_major ? near_one_tensor(DType::Float32, {K, M}, 7, true)
+                                          : near_one_tensor(DType::Float32, {M, K}, 7, true).permute({1, 0});
+                     Tensor y = near_one_tensor(DType::Float32, {K, N}, 8, true).permute({1, 0});  // n adjacent
                      RoundingScope scope(r);
                      return prim::mul(x.reshape({1, K, M}).expand({N, K, M}), y.reshape({N, K, 1}).expand({N, K, M}))
                          .reduce(ReduceOp::ADD, {1});
                    });
   for (Round r : {Round::NearestEven, Round::Down})
     check_direct("bias and relu epilogue " + std::string(round_name(r)), [&] {
-      Tensor x = direct_operand(DType::Float32, {50, 64}, 11, true), w = direct_operand(DType::Float32, {64, 96}, 12);
-      Tensor b = direct_operand(DType::Float32, {96}, 13, true);
+      Tensor x = near_one_tensor(DType::Float32, {50, 64}, 11, true), w = near_one_tensor(DType::Float32, {64, 96}, 12);
+      Tensor b = near_one_tensor(DType::Float32, {96}, 13, true);
       RoundingScope scope(r);
       return x.matmul(w).add(b).relu();
     });

@@ -14,31 +14,8 @@
 namespace maroon::test {
 namespace {
 
-// Values near 1; with `specials`, one in eight a NaN, an infinity, a signed zero or a subnormal.
-Tensor local_operand(DType d, const Shape& s, uint64_t seed, bool specials = false) {
-  Gen g(seed);
-  const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
-  std::vector<uint64_t> v = near_one(g, static_cast<size_t>(numel(s)), f);
-  if (specials)
-    for (auto& x : v) {
-      switch (g.next() % 16) {
-        case 0: x = sf::canonical_nan(f); break;
-        case 1: x = f.exp_mask() << f.mbits; break;
-        case 2: x = f.sign_bit() | (f.exp_mask() << f.mbits); break;
-        case 3: x = f.sign_bit(); break;
-        case 4: x = (g.next() & 1 ? f.sign_bit() : 0) | (1 + g.next() % f.man_mask()); break;
-        default: break;
-      }
-    }
-  return tensor_of_bits(v, s, d);
-}
-
-// Checks a case and that every backend run took the local path.
 void check_local(const std::string& what, const std::function<Tensor()>& build) {
-  const int64_t before = cpu::gemm_local_runs();
-  const int runs = g_runs;
-  check(what, build);
-  EXPECT_GE(cpu::gemm_local_runs() - before, g_runs - runs) << what << ": a run did not pack per task";
+  check_path(what, build, cpu::gemm_local_runs, "pack per task");
 }
 
 TEST(CpuBackend, MatmulLocalPacking) {
@@ -53,13 +30,13 @@ TEST(CpuBackend, MatmulLocalPacking) {
                                 "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
         const uint64_t seed = static_cast<uint64_t>(s[0] * 7 + s[2] + static_cast<int>(r) * 13);
         check_local("matmul " + tag, [&] {
-          Tensor x = local_operand(d, {s[0], s[1]}, seed, true), y = local_operand(d, {s[1], s[2]}, seed + 1);
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed, true), y = near_one_tensor(d, {s[1], s[2]}, seed + 1);
           RoundingScope scope(r);
           return x.matmul(y);
         });
       }
   check_local("batched 3x(40x70 @ 70x600)", [] {
-    return local_operand(DType::Float32, {3, 40, 70}, 5, true).matmul(local_operand(DType::Float32, {3, 70, 600}, 6));
+    return near_one_tensor(DType::Float32, {3, 40, 70}, 5, true).matmul(near_one_tensor(DType::Float32, {3, 70, 600}, 6));
   });
 }
 
@@ -70,22 +47,22 @@ TEST(CpuBackend, ConvLocalPacking) {
     const std::string tag = std::string(" ") + std::string(round_name(r));
     // Padded first and written out, as src/onnx's Conv does (a padded view is another path).
     check_local("conv2d 3->16 3x3 on 2x3x20x36 padded by 1, bias, relu" + tag, [&] {
-      Tensor x = local_operand(DType::Float32, {2, 3, 20, 36}, 70, true);
+      Tensor x = near_one_tensor(DType::Float32, {2, 3, 20, 36}, 70, true);
       x = prim::mul(x.pad({{0, 0}, {0, 0}, {1, 1}, {1, 1}}), 1.0).realize();
-      Tensor w = local_operand(DType::Float32, {16, 3, 3, 3}, 71), b = local_operand(DType::Float32, {16}, 72, true);
+      Tensor w = near_one_tensor(DType::Float32, {16, 3, 3, 3}, 71), b = near_one_tensor(DType::Float32, {16}, 72, true);
       RoundingScope scope(r);
       return x.conv2d(w, b, 1, {1}, {1}, {0}).relu();
     });
     check_local("conv2d 8->16 3x3 on 3x8x18x18 + bias + residual, relu" + tag, [&] {
-      Tensor x = local_operand(DType::Float32, {3, 8, 18, 18}, 80);
-      Tensor w = local_operand(DType::Float32, {16, 8, 3, 3}, 81), b = local_operand(DType::Float32, {16}, 82, true);
-      Tensor res = local_operand(DType::Float32, {3, 16, 16, 16}, 83, true);
+      Tensor x = near_one_tensor(DType::Float32, {3, 8, 18, 18}, 80);
+      Tensor w = near_one_tensor(DType::Float32, {16, 8, 3, 3}, 81), b = near_one_tensor(DType::Float32, {16}, 82, true);
+      Tensor res = near_one_tensor(DType::Float32, {3, 16, 16, 16}, 83, true);
       RoundingScope scope(r);
       return x.conv2d(w, b, 1, {1}, {1}, {0}).add(res).relu();
     });
     check_local("conv2d 8->32 1x1 stride 2 on 4x8x12x6" + tag, [&] {
-      Tensor x = local_operand(DType::Float32, {4, 8, 12, 6}, 90, true);
-      Tensor w = local_operand(DType::Float32, {32, 8, 1, 1}, 91);
+      Tensor x = near_one_tensor(DType::Float32, {4, 8, 12, 6}, 90, true);
+      Tensor w = near_one_tensor(DType::Float32, {32, 8, 1, 1}, 91);
       RoundingScope scope(r);
       return x.conv2d(w, std::nullopt, 1, {2}, {1}, {0});
     });
@@ -110,9 +87,9 @@ TEST(CpuBackend, ConvPanelsInPlace) {
                               " " + std::string(round_name(r));
       const uint64_t seed = static_cast<uint64_t>(c.cin * 31 + c.w + static_cast<int>(r));
       check_local("conv2d in place " + tag, [&] {
-        Tensor x = local_operand(c.d, {2, c.cin, c.h, c.w}, seed, true);
+        Tensor x = near_one_tensor(c.d, {2, c.cin, c.h, c.w}, seed, true);
         x = prim::mul(x.pad({{0, 0}, {0, 0}, {1, 1}, {1, 1}}), 1.0).realize();
-        Tensor w = local_operand(c.d, {c.cout, c.cin, 3, 3}, seed + 1), b = local_operand(c.d, {c.cout}, seed + 2);
+        Tensor w = near_one_tensor(c.d, {c.cout, c.cin, 3, 3}, seed + 1), b = near_one_tensor(c.d, {c.cout}, seed + 2);
         RoundingScope scope(r);
         return x.conv2d(w, b, 1, {1}, {1}, {0}).relu();
       });
@@ -135,7 +112,7 @@ TEST(CpuBackend, EightRowTile) {
                                 "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
         const uint64_t seed = static_cast<uint64_t>(s[0] * 11 + s[2] + static_cast<int>(r) * 5);
         check("8-row tile " + tag, [&] {
-          Tensor x = local_operand(d, {s[0], s[1]}, seed, true), y = local_operand(d, {s[1], s[2]}, seed + 1, true);
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed, true), y = near_one_tensor(d, {s[1], s[2]}, seed + 1, true);
           RoundingScope scope(r);
           return x.matmul(y);
         });

@@ -25,6 +25,26 @@ inline std::vector<uint64_t> near_one(Gen& g, size_t n, sf::Format f = sf::kF32)
   return v;
 }
 
+// A float32 or float64 tensor of values near 1 (near_one); with `specials`, one in eight a NaN, an
+// infinity, a signed zero or a subnormal: the products' edge cases in realistic sums.
+inline Tensor near_one_tensor(DType d, const Shape& s, uint64_t seed, bool specials = false) {
+  Gen g(seed);
+  const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
+  std::vector<uint64_t> v = near_one(g, static_cast<size_t>(numel(s)), f);
+  if (specials)
+    for (auto& x : v) {
+      switch (g.next() % 16) {
+        case 0: x = sf::canonical_nan(f); break;
+        case 1: x = f.exp_mask() << f.mbits; break;
+        case 2: x = f.sign_bit() | (f.exp_mask() << f.mbits); break;
+        case 3: x = f.sign_bit(); break;
+        case 4: x = (g.next() & 1 ? f.sign_bit() : 0) | (1 + g.next() % f.man_mask()); break;
+        default: break;
+      }
+    }
+  return tensor_of_bits(v, s, d);
+}
+
 // A tensor of shape s whose elements are random bits (NaN, infinities, signed zeros, subnormals; integer
 // edges), drawn from Gen(seed).
 inline Tensor random_bits_tensor(const Shape& s, DType d, uint64_t seed) {
@@ -65,6 +85,16 @@ inline void check(const std::string& what, const std::function<Tensor()>& build)
       }
     }
   }
+}
+
+// check(), and that every CPU backend run took a given path: `runs` reads that path's counter
+// (a test that only compared bits would pass as well if a change sent the cases elsewhere).
+inline void check_path(const std::string& what, const std::function<Tensor()>& build,
+                       const std::function<int64_t()>& runs, const char* path) {
+  const int64_t before = runs();
+  const int compared = g_runs;
+  check(what, build);
+  EXPECT_GE(runs() - before, g_runs - compared) << what << ": a run did not " << path;
 }
 
 }  // namespace maroon::test
