@@ -341,6 +341,9 @@ FastFn fast_op(Op op, DType in, DType out) {
     if (in == DType::Float32 && out == DType::Float64) return cast_from<float>(out);
     if (in == DType::Float64 && out == DType::Float32) return cast_from<double>(out);
     if (in == DType::Int32) return cast_from<int32_t>(out);
+    // uint8 -> float32: every byte value is exact in float32, so no rounding mode matters (the
+    // MNIST input path: 100K pixels a training step went through src/ref one at a time).
+    if (in == DType::UInt8 && out == DType::Float32) return convert<uint8_t, float>;
     if (in == DType::Bool && out == DType::Float32) return from_bool<float>;
     if (in == DType::Bool && out == DType::Float64) return from_bool<double>;
     if (in == DType::Bool && out == DType::Int32) return from_bool<int32_t>;
