@@ -13,7 +13,10 @@
 //   maroon-bench-commit [--threads T] [--rounds R] [--block B] [--model mlp|cnn] [--batch N]
 //                       [--neighbours 1] [--only K]
 // It also prints a cache line's round trip between two threads, before and after the rounds: on
-// a VM the hasher's vCPU may or may not share a cache with the loop's, which changes the figures.
+// a VM the hasher's vCPU may or may not share a cache with the loop's, which changes the figures
+// (the "setting" line says which, or that it changed during the run); and how much of a hash a
+// step the background hasher did beside the steps (under 0.8: it had no free core, so the run
+// measured no steady state: another process held the second vCPU).
 // --only K runs only the K-th kind of block (0 plain, 1 background, 2 inline, 3 background
 // without eviction), for a profiler (perf record), and prints no table.
 #include <sys/resource.h>
@@ -126,6 +129,19 @@ double line_round_trip_ns() {
   return median(tries);
 }
 
+// Which machine a run measured, from the round trips before and after it: the vCPUs on one
+// cache ("near": committing costs ~nothing), on caches of their own ("far": the case
+// docs/verify.md §11 is about), or moved during the run (its ratios mix the two).
+std::string setting(double before, double after) {
+  auto kind = [](double ns) { return ns >= 1e8 ? 0 : ns < 200 ? 1 : ns > 300 ? 2 : 3; };
+  const char* names[] = {"unknown (no free core)", "near (one shared cache)", "far (no shared cache)",
+                         "unclear (200-300 ns)"};
+  const int a = kind(before), b = kind(after);
+  if (a == b) return std::string("setting: ") + names[a];
+  return std::string("setting: changed during the run (") + names[a] + " before, " + names[b] +
+         " after): its ratios mix both";
+}
+
 // Per-step times of one loop, one entry per round and clock.
 struct Series {
   std::vector<double> t[4];
@@ -134,6 +150,21 @@ struct Series {
   }
   double med(int c) const { return median(t[c]); }
 };
+
+// Whether the background hasher hashed beside the step during the blocks: the CPU it added to the
+// process a step (beyond the plain step's other threads) against what hashing inline adds to the
+// loop's thread. Well under 1 means it had no free core and hashed in the block's wait instead:
+// the steady-state rows then measure a step with nothing beside it (seen when another process
+// held the second vCPU under SCHED_FIFO).
+std::string hasher_beside(const Series& plain, const Series& steady, const Series& inl) {
+  const double added = (steady.med(2) - steady.med(1)) - (plain.med(2) - plain.med(1));
+  const double hash = inl.med(1) - plain.med(1);
+  char line[200];
+  const double share = hash > 0 ? added / hash : 0;
+  std::snprintf(line, sizeof line, "the hasher's CPU beside the steady-state steps: %.2f of an inline hash a step%s",
+                share, share < 0.8 ? " (UNDER 0.8: it had no free core; the steady-state rows are not the steady state)" : "");
+  return line;
+}
 
 void print_row(const char* name, const Series& s, const Series& plain) {
   std::printf("%-32s", name);
@@ -286,8 +317,10 @@ int main(int argc, char** argv) {
               kind.c_str(), static_cast<long long>(batch), static_cast<double>(state_bytes) / 1e6, num_threads(),
               simd_target().c_str(), rounds, block, load_average().c_str());
   auto trip = [](double ns) { return ns < 1e8 ? std::to_string(static_cast<int>(ns)) + " ns" : std::string("n/a"); };
+  const double trip_after = line_round_trip_ns();
   std::printf("a cache line's round trip to another thread (n/a: no free core): %s before the rounds, %s after\n",
-              trip(trip_before).c_str(), trip(line_round_trip_ns()).c_str());
+              trip(trip_before).c_str(), trip(trip_after).c_str());
+  std::printf("%s\n", setting(trip_before, trip_after).c_str());
   std::printf("%-32s %-20s %-20s %-20s %s\n", "per step (ratio to plain)", "   wall", "   main thread CPU", "   process CPU",
               "main thread page faults");
   print_row("plain step", s_plain, s_plain);
@@ -295,6 +328,7 @@ int main(int argc, char** argv) {
   print_row("  the same, before the block's wait", s_steady, s_plain);
   print_row("  the same, lines not evicted", s_kept, s_plain);
   print_row("step + commit (inline hash)", s_inline, s_plain);
+  std::printf("%s\n", hasher_beside(s_plain, s_steady, s_inline).c_str());
   if (neighbours) {
     print_row("plain, a core hashing 64 B", s_spin, s_plain);
     print_row("plain, a core hashing 8 MB", s_stream, s_plain);
