@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "maroon/maroon.h"
+#include "tensor_caster.h"  // before any Tensor crosses the binding
 
 namespace maroon::py_bind {
 
