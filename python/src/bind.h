@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "maroon/maroon.h"
+#include "tensor_caster.h"  // before any Tensor crosses the binding
 
 namespace maroon::py_bind {
 
@@ -31,6 +32,7 @@ std::optional<Tensor> tensor_of(const py::handle& o);
 // A Tensor or a weak scalar shaped against `like` (as tinygrad's ufix); TypeError otherwise.
 Tensor operand(const py::handle& o, const Tensor& like, const char* op);
 bool is_operand(const py::handle& o);
+bool is_tensor(const py::handle& o);  // a maroon Tensor (or subclass)
 
 // tinygrad's DTypeLike: a maroon DType, a name such as "float32", or None.
 std::optional<DType> dtype_arg(const py::handle& o);

@@ -146,13 +146,13 @@ const NumpyScalars& numpy_scalars() {
   return *s;
 }
 
+}  // namespace
+
 // The Tensor class object, for an exact type test without pybind11's registry lookup.
 bool is_tensor(const py::handle& o) {
   static PyObject* type = py::type::of<Tensor>().ptr();
   return reinterpret_cast<PyObject*>(Py_TYPE(o.ptr())) == type || py::isinstance<Tensor>(o);
 }
-
-}  // namespace
 
 std::optional<Scalar> scalar_of(const py::handle& o) {
   PyObject* p = o.ptr();

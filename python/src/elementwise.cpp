@@ -64,6 +64,10 @@ const BinaryOp& op_named(const std::string& name) {
 void def_operator(py::class_<Tensor>& t, const char* dunder, const char* op_name, bool reverse) {
   const BinaryOp& op = op_named(op_name);
   t.def(dunder, [op, reverse](const Tensor& a, const py::object& b) -> py::object {
+    if (is_tensor(b)) {  // the usual operand, read in place (binary() would copy its handle)
+      const Tensor& tb = b.cast<const Tensor&>();
+      return py::cast(reverse ? op.ft(tb, a) : op.ft(a, tb));
+    }
     if (!is_operand(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     return py::cast(binary(a, b, reverse, op.name, op.ft, op.fs));
   });

@@ -40,7 +40,10 @@ Estimate estimate(const Node& root) {
   e.mem = numel(root.shape) * itemsize(root.dtype);
   NodeSet seen;  // a flat list for a small kernel: a hash set's buckets were a malloc per kernel
   seen.insert(&root);
-  std::vector<const Node*> stack{&root};
+  // Reused per thread (estimate() never nests): a fresh list was a heap block per kernel.
+  thread_local std::vector<const Node*> stack;
+  stack.clear();
+  stack.push_back(&root);
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();

@@ -90,8 +90,10 @@ std::vector<Node*> schedule(const NodePtr& root) {
   seen.insert(root.get());
   // Room for a small graph up front: growing from one entry was a malloc/free per doubling.
   order.reserve(16);
-  std::vector<std::pair<Node*, size_t>> stack;
-  stack.reserve(16);
+  // The walk's stack is reused per thread (schedule() calls nothing that schedules): a fresh
+  // one was a heap block per realize.
+  thread_local std::vector<std::pair<Node*, size_t>> stack;
+  stack.clear();
   stack.push_back({root.get(), 0});
   while (!stack.empty()) {
     auto& [n, i] = stack.back();

@@ -48,7 +48,17 @@ ShapeTracker ShapeTracker::broadcast_scalar(const Shape& s) {
 bool ShapeTracker::is_contiguous() const {
   if (views_.size() != 1) return false;
   const View& v = views_[0];
-  return !v.has_mask() && v.offset == 0 && v.strides == contiguous_strides(v.shape);
+  if (v.has_mask() || v.offset != 0) return false;
+  if (v.strides.size() != v.shape.size()) return v.strides == contiguous_strides(v.shape);
+  // contiguous_strides(v.shape) compared stride by stride, without building it: this runs for
+  // every leaf of every kernel, and the vector was a heap block each time.
+  bool same = true;
+  int64_t acc = 1;
+  for (size_t i = v.shape.size(); i-- > 0;) {
+    same = same && v.strides[i] == (v.shape[i] == 1 ? 0 : acc);
+    if (!checked::mul(acc, v.shape[i], acc)) return v.strides == contiguous_strides(v.shape);  // throws, as before
+  }
+  return same;
 }
 
 namespace {

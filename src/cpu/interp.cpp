@@ -441,6 +441,7 @@ class Reused {
 void run_elementwise(Node& out) {
   Program prog = build_program(&out);
   std::vector<LeafMap> maps;
+  maps.reserve(prog.leaves.size());
   for (const Node* l : prog.leaves) maps.emplace_back(l);
   const int64_t total = numel(out.shape);
   std::vector<bool> contiguous, scalar;
@@ -578,6 +579,7 @@ struct ReducePlan {
   explicit ReducePlan(Node& o)
       : out(o), prog(build_program(o.src[0].get())), in_shape(o.src[0]->shape), nd(in_shape.size()),
         d(o.dtype), sz(itemsize(o.dtype)), rop(o.arg.reduce_op) {
+    maps.reserve(prog.leaves.size());  // one block, not a regrowth (and LeafMap moves) per leaf
     for (const Node* l : prog.leaves) maps.emplace_back(l);
     inner.assign(nd, 1);
     for (int64_t ax : out.arg.ints) inner[ax] = in_shape[ax];

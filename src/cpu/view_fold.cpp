@@ -44,10 +44,11 @@ bool unit_terms(const Shape& s, int nb, const ShapeTracker& inner, const std::ve
 
 bool try_view_fold(Node& out) {
   if (out.arg.reduce_op != ReduceOp::ADD || (out.dtype != DType::Float32 && out.dtype != DType::Float64)) return false;
-  const Program prog = build_program(out.src[0].get());
-  if (!prog.code.empty() || prog.leaves.size() != 1 || prog.leaves[0]->dtype != out.dtype) return false;
-  const Node& leaf = *prog.leaves[0];
-  if (leaf.shape != out.src[0]->shape) return false;
+  // The source must be the kernel's one leaf: a realized node (build_program's leaves are the
+  // realized nodes, and an unrealized source would be code). Asked directly: building the program
+  // to reject it was five heap blocks per reduction, every small sum's.
+  const Node& leaf = *out.src[0];
+  if (!leaf.realized || leaf.dtype != out.dtype) return false;
   const std::vector<int64_t>& kaxes = out.arg.ints;
   if (leaf.view.views().size() < 2 || kaxes.empty() || !std::is_sorted(kaxes.begin(), kaxes.end())) return false;
   std::vector<int64_t> bstr;
