@@ -4,6 +4,9 @@
 // of the result bytes.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "harness.h"
 #include "core/alu.h"
 #include "maroon/backend.h"
@@ -244,6 +247,29 @@ TEST(CpuBackend, MatmulEqualsTheFoldInEveryTargetAndThreadCount) {
     return prim::mul(x, y).reduce(ReduceOp::ADD, {1});
   });
   std::printf("matmul: %d backend runs equal to the reference\n", g_runs - runs_before);
+}
+
+// A layer's forward and backward pass (products, a bias, ReLU, sums) while another thread keeps a
+// core busy: the pool's threads then start late, are preempted mid-region and steal each other's
+// tasks (src/cpu/threads.cpp), and the bits must still be the reference's on 1, 2 and 3 threads.
+TEST(CpuBackend, LayerGradientsBesideABusyThread) {
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    volatile uint64_t x = 0;
+    while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+  });
+  check("layer gradients beside a busy thread", [&] {
+    Gen g(31);
+    const std::vector<uint64_t> xv = near_one(g, 100 * 300), wv = near_one(g, 300 * 130), bv = near_one(g, 130);
+    Tensor x = tensor_of_bits(xv, {100, 300}, DType::Float32);
+    Tensor w = tensor_of_bits(wv, {300, 130}, DType::Float32);
+    Tensor b = tensor_of_bits(bv, {130}, DType::Float32);
+    Tensor y = (matmul(x, w) + b).relu();
+    (y * y).sum().backward();
+    return w.grad()->flatten().cat({b.grad()->flatten(), x.grad()->flatten()});
+  });
+  stop = true;
+  busy.join();
 }
 
 TEST(CpuBackend, FusedChains) {

@@ -72,5 +72,35 @@ TEST(ThreadPool, EveryTaskOnceBesideABusyThread) {
   busy.join();
 }
 
+// Each thread first runs its own range of a region's tasks, then steals from the others' (the
+// caller's range is the lowest). Task 0 waits until every other task has run: whoever runs it
+// blocks, so the other threads must take the rest of its range as well as their own. A pool
+// without stealing would hang here; the deadline turns that into a failure.
+TEST(ThreadPool, TasksOfABlockedThreadsRangeAreStolen) {
+  ThreadsGuard g;
+  for (int threads : {2, 3}) {
+    set_num_threads(threads);
+    for (int64_t n : {4, 9, 64}) {
+      std::vector<std::atomic<int>> runs(n);
+      std::atomic<int64_t> others{0};
+      bool timed_out = false;
+      cpu::parallel_for(
+          n,
+          [&](int64_t t) {
+            if (t == 0) {
+              const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+              while (others.load() < n - 1 && !timed_out) timed_out = std::chrono::steady_clock::now() > deadline;
+            } else {
+              others.fetch_add(1);
+            }
+            runs[t].fetch_add(1);
+          },
+          Round::NearestEven);
+      ASSERT_FALSE(timed_out) << threads << " threads, " << n << " tasks: the blocked range was not stolen";
+      for (int64_t t = 0; t < n; ++t) ASSERT_EQ(runs[t].load(), 1) << threads << " threads, task " << t;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace maroon
