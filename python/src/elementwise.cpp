@@ -12,6 +12,10 @@ using TS = Tensor (*)(const Tensor&, Scalar);
 // a (op) b, or b (op) a when reversed. A scalar operand uses the C++ scalar overload where there
 // is one (the same recipe C++ callers get), else a weak constant shaped against `a`.
 Tensor binary(const Tensor& a, const py::handle& b, bool reverse, const char* op, TT ft, TS fs) {
+  if (is_tensor(b)) {  // the usual operand, read in place: tensor_of's copy of the handle was an
+    const Tensor& t = b.cast<const Tensor&>();  // atomic increment and decrement per operator
+    return reverse ? ft(t, a) : ft(a, t);
+  }
   if (auto t = tensor_of(b)) return reverse ? ft(*t, a) : ft(a, *t);
   Scalar s = scalar_arg(b, op);
   if (reverse) return ft(a.scalar_operand(s), a);
@@ -64,10 +68,6 @@ const BinaryOp& op_named(const std::string& name) {
 void def_operator(py::class_<Tensor>& t, const char* dunder, const char* op_name, bool reverse) {
   const BinaryOp& op = op_named(op_name);
   t.def(dunder, [op, reverse](const Tensor& a, const py::object& b) -> py::object {
-    if (is_tensor(b)) {  // the usual operand, read in place (binary() would copy its handle)
-      const Tensor& tb = b.cast<const Tensor&>();
-      return py::cast(reverse ? op.ft(tb, a) : op.ft(a, tb));
-    }
     if (!is_operand(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     return py::cast(binary(a, b, reverse, op.name, op.ft, op.fs));
   });
