@@ -83,14 +83,13 @@ Program build_program(const Node* root) {
 }
 
 void find_segments(Program& p) {
+  p.segments.clear();
+  if (p.code.size() < 2) return;  // one instruction: nothing to chain (and nothing allocated)
   const int L = static_cast<int>(p.leaves.size());
   std::vector<int> uses(static_cast<size_t>(p.num_values()), 0);
   for (const Instr& ins : p.code)
     for (int k = 0; k < ins.nsrc; ++k) ++uses[ins.src[k]];
   ++uses[p.result];
-  p.segments.clear();
-  static const bool adam_nochain = std::getenv("ADAM_NOCHAIN") != nullptr;  // TEMP A/B
-  if (adam_nochain) return;
   ChainOp op;
   bool chaining = false;  // the last segment is a chain (or its first instruction may start one)
   for (int i = 0; i < static_cast<int>(p.code.size()); ++i) {
@@ -109,16 +108,6 @@ void find_segments(Program& p) {
     }
     p.segments.push_back({i, i + 1});
     chaining = chains;
-  }
-  static const bool adam_dump = std::getenv("ADAM_DUMP") != nullptr;  // TEMP
-  if (adam_dump && p.code.size() > 2) {
-    std::fprintf(stderr, "prog L=%d:", L);
-    for (const Instr& ins : p.code) std::fprintf(stderr, " %s(%d,%d)%s", std::string(op_name(ins.op)).c_str(), ins.src[0], ins.nsrc > 1 ? ins.src[1] : -1, std::string(dtype_name(ins.in)).c_str());
-    std::fprintf(stderr, "\n  segs:");
-    for (const Segment& g : p.segments) std::fprintf(stderr, " [%d,%d)", g.start, g.end);
-    std::fprintf(stderr, "\n  leaves:");
-    for (const Node* n : p.leaves) std::fprintf(stderr, " %s%s", shape_str(n->shape).c_str(), n->view.is_contiguous() ? "c" : "v");
-    std::fprintf(stderr, "\n");
   }
 }
 
