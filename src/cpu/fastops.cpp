@@ -8,6 +8,7 @@
 #include "hwy/highway.h"
 
 #include "cpu/fastops.h"
+#include "cpu/kernel.h"  // kTilePad
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
@@ -128,12 +129,36 @@ void WhereF32(const void* pc, const void* pa, const void* pb, void* po, int n) {
 #define MAROON_CHAIN_EACH(STMT) \
   do { { auto& a = a0; [[maybe_unused]] const int o = 0; STMT; } { auto& a = a1; [[maybe_unused]] const int o = L; STMT; } \
        { auto& a = a2; [[maybe_unused]] const int o = 2 * L; STMT; } { auto& a = a3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
+// One vector a pass, for vectors so wide (SVE up to 2048 bits) that four would run past the
+// kTilePad elements of slack that tiles and direct leaves have.
+template <class T>
+HWY_NOINLINE void ChainT1(const T* first, const ChainStep* steps, int nsteps, T* out, int n) {
+  const hn::ScalableTag<T> d;
+  const int L = static_cast<int>(hn::Lanes(d));
+  for (int i = 0; i < n; i += L) {
+    auto a = hn::LoadU(d, first + i);
+    for (int s = 0; s < nsteps; ++s) {
+      const T* b = static_cast<const T*>(steps[s].other) + i;
+      switch (steps[s].op) {
+        case ChainOp::Add: a = Canonical(d, hn::Add(a, hn::LoadU(d, b))); break;
+        case ChainOp::Mul: a = Canonical(d, hn::Mul(a, hn::LoadU(d, b))); break;
+        case ChainOp::Max: a = Maximum(d, a, hn::LoadU(d, b)); break;
+        case ChainOp::Square: a = Canonical(d, hn::Mul(a, a)); break;
+        case ChainOp::Recip: a = Canonical(d, hn::Div(hn::Set(d, T(1)), a)); break;
+        case ChainOp::Sqrt: a = Canonical(d, hn::Sqrt(a)); break;
+      }
+    }
+    hn::StoreU(a, d, out + i);
+  }
+}
+
 template <class T>
 HWY_INLINE void ChainT(const void* pfirst, const ChainStep* steps, int nsteps, void* po, int n) {
   const hn::ScalableTag<T> d;
   const T* first = static_cast<const T*>(pfirst);
   T* out = static_cast<T*>(po);
   const int L = static_cast<int>(hn::Lanes(d));
+  if (4 * L > kTilePad) return ChainT1<T>(first, steps, nsteps, out, n);
   // 4 vectors a pass: enough independent work to hide each op's latency; 4 * L elements is at
   // most kTilePad (64 float32 on AVX-512), the slack every tile and direct leaf has.
   for (int i = 0; i < n; i += 4 * L) {

@@ -101,7 +101,10 @@ void find_segments(Program& p) {
       int reads = 0;
       for (int k = 0; k < ins.nsrc; ++k) reads += ins.src[k] == prev;
       const Segment& last = p.segments.back();
-      if (reads > 0 && reads == uses[prev] && last.end - last.start < kMaxChain) {
+      // Read twice (x + x, max(x, x)) only as Square's operand: another step reads its second
+      // operand from a tile, and the running value is in none.
+      const bool one_operand = reads == 1 || op == ChainOp::Square;
+      if (reads > 0 && one_operand && reads == uses[prev] && last.end - last.start < kMaxChain) {
         p.segments.back().end = i + 1;
         continue;
       }

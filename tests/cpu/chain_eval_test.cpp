@@ -63,6 +63,15 @@ TEST(CpuChainEval, EveryStepAndOperandOrder) {
         Tensor r = prim::reciprocal(prim::sqrt(b));
         return prim::mul(prim::add(sq, r), sq);
       });
+      // The running value as both operands of ADD and MAX (x + x, max(x, x)): only MUL has a
+      // step for that (Square); the others must end the chain, the value being in no tile.
+      check_chain("self operand " + name, [&] {
+        Tensor a = random_bits_tensor(s, d, 23), b = random_bits_tensor(s, d, 24);
+        Tensor h = prim::mul(prim::add(a, b), b);
+        h = prim::add(h, h);
+        h = prim::mul(prim::maximum(h, h), a);
+        return prim::sqrt(h);
+      });
       // Longer than kMaxChain: split into chains, each the next one's first operand.
       check_chain("long " + name, [&] {
         Tensor a = near_one_tensor(d, s, 25), b = near_one_tensor(d, s, 26, true);
