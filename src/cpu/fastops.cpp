@@ -7,6 +7,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include "cpu/fastops.h"
+#include "cpu/kernel.h"  // kTilePad
+
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -119,6 +122,78 @@ void WhereF32(const void* pc, const void* pa, const void* pb, void* po, int n) {
   }
 }
 
+// A chain of float ops (cpu/fastops.h: ChainStep) a few vectors at a time: the running value
+// stays in registers from one op to the next instead of going through a tile in memory after
+// each. Each lane computes what the single-op kernels above compute, op by op (the same IEEE
+// operation and canonical NaN), so the bits are theirs.
+#define MAROON_CHAIN_EACH(STMT) \
+  do { { auto& a = a0; [[maybe_unused]] const int o = 0; STMT; } { auto& a = a1; [[maybe_unused]] const int o = L; STMT; } \
+       { auto& a = a2; [[maybe_unused]] const int o = 2 * L; STMT; } { auto& a = a3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
+// One vector a pass, for vectors so wide (SVE up to 2048 bits) that four would run past the
+// kTilePad elements of slack that tiles and direct leaves have.
+template <class T>
+HWY_NOINLINE void ChainT1(const T* first, const ChainStep* steps, int nsteps, T* out, int n) {
+  const hn::ScalableTag<T> d;
+  const int L = static_cast<int>(hn::Lanes(d));
+  for (int i = 0; i < n; i += L) {
+    auto a = hn::LoadU(d, first + i);
+    for (int s = 0; s < nsteps; ++s) {
+      const T* b = static_cast<const T*>(steps[s].other) + i;
+      switch (steps[s].op) {
+        case ChainOp::Add: a = Canonical(d, hn::Add(a, hn::LoadU(d, b))); break;
+        case ChainOp::Mul: a = Canonical(d, hn::Mul(a, hn::LoadU(d, b))); break;
+        case ChainOp::Max: a = Maximum(d, a, hn::LoadU(d, b)); break;
+        case ChainOp::Square: a = Canonical(d, hn::Mul(a, a)); break;
+        case ChainOp::Recip: a = Canonical(d, hn::Div(hn::Set(d, T(1)), a)); break;
+        case ChainOp::Sqrt: a = Canonical(d, hn::Sqrt(a)); break;
+      }
+    }
+    hn::StoreU(a, d, out + i);
+  }
+}
+
+template <class T>
+HWY_INLINE void ChainT(const void* pfirst, const ChainStep* steps, int nsteps, void* po, int n) {
+  const hn::ScalableTag<T> d;
+  const T* first = static_cast<const T*>(pfirst);
+  T* out = static_cast<T*>(po);
+  const int L = static_cast<int>(hn::Lanes(d));
+  if (4 * L > kTilePad) return ChainT1<T>(first, steps, nsteps, out, n);
+  // 4 vectors a pass: enough independent work to hide each op's latency; 4 * L elements is at
+  // most kTilePad (64 float32 on AVX-512), the slack every tile and direct leaf has.
+  for (int i = 0; i < n; i += 4 * L) {
+    auto a0 = hn::LoadU(d, first + i), a1 = hn::LoadU(d, first + i + L);
+    auto a2 = hn::LoadU(d, first + i + 2 * L), a3 = hn::LoadU(d, first + i + 3 * L);
+    for (int s = 0; s < nsteps; ++s) {
+      const T* b = static_cast<const T*>(steps[s].other) + i;
+      switch (steps[s].op) {
+        case ChainOp::Add:
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Add(a, hn::LoadU(d, b + o))));
+          break;
+        case ChainOp::Mul:
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, hn::LoadU(d, b + o))));
+          break;
+        case ChainOp::Max:
+          MAROON_CHAIN_EACH(a = Maximum(d, a, hn::LoadU(d, b + o)));
+          break;
+        case ChainOp::Square:
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, a)));
+          break;
+        case ChainOp::Recip:
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Div(hn::Set(d, T(1)), a)));
+          break;
+        case ChainOp::Sqrt:
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Sqrt(a)));
+          break;
+      }
+    }
+    MAROON_CHAIN_EACH(hn::StoreU(a, d, out + i + o));
+  }
+}
+#undef MAROON_CHAIN_EACH
+void ChainF32(const void* f, const ChainStep* s, int ns, void* o, int n) { ChainT<float>(f, s, ns, o, n); }
+void ChainF64(const void* f, const ChainStep* s, int ns, void* o, int n) { ChainT<double>(f, s, ns, o, n); }
+
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -132,6 +207,7 @@ HWY_AFTER_NAMESPACE();
 #include <type_traits>
 
 #include "cpu/fastops.h"
+#include "cpu/kernel.h"
 #include "maroon/backend.h"
 #include "maroon/error.h"
 #include "maroon/settings.h"
@@ -144,6 +220,7 @@ namespace maroon::cpu {
 MAROON_EXPORT_FLOAT(F32)
 MAROON_EXPORT_FLOAT(F64)
 HWY_EXPORT(CmpLtF32); HWY_EXPORT(CmpEqF32); HWY_EXPORT(CmpNeF32); HWY_EXPORT(WhereF32);
+HWY_EXPORT(ChainF32); HWY_EXPORT(ChainF64);
 
 #define MAROON_DISPATCH(NAME)                                                      \
   void NAME##_d(const void* a, const void* b, const void* c, void* o, int n) {      \
@@ -388,6 +465,29 @@ FastFn fast_op(Op op, DType in, DType out) {
     case DType::UInt64: return int_op<uint64_t>(op);
     default: return nullptr;
   }
+}
+
+namespace {
+void chain_f32_d(const void* f, const ChainStep* s, int ns, void* o, int n) { HWY_DYNAMIC_DISPATCH(ChainF32)(f, s, ns, o, n); }
+void chain_f64_d(const void* f, const ChainStep* s, int ns, void* o, int n) { HWY_DYNAMIC_DISPATCH(ChainF64)(f, s, ns, o, n); }
+}  // namespace
+
+bool chain_op(const Instr& ins, ChainOp* op) {
+  if ((ins.in != DType::Float32 && ins.in != DType::Float64) || ins.out != ins.in) return false;
+  // The kernels run in the library's round-to-nearest state (exec_instr sets another for them).
+  if (op_info(ins.op).rounds && ins.rnd != Round::NearestEven) return false;
+  switch (ins.op) {
+    case Op::ADD: *op = ChainOp::Add; return true;
+    case Op::MUL: *op = ins.src[0] == ins.src[1] ? ChainOp::Square : ChainOp::Mul; return true;
+    case Op::MAX: *op = ChainOp::Max; return true;
+    case Op::RECIPROCAL: *op = ChainOp::Recip; return true;
+    case Op::SQRT: *op = ChainOp::Sqrt; return true;
+    default: return false;
+  }
+}
+
+ChainFn fast_chain(DType d) {
+  return d == DType::Float32 ? chain_f32_d : d == DType::Float64 ? chain_f64_d : nullptr;
 }
 
 FastReduceFn fast_reduce(ReduceOp op, DType d) {

@@ -1,6 +1,7 @@
 // The tile interpreter: gathers leaves through their views, runs the fused DAG a tile at a time
 // (SIMD where fastops has the op, src/ref's scalar meaning otherwise) and writes the result.
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <memory>
 #include <cstdio>
@@ -77,7 +78,40 @@ Program build_program(const Node* root) {
   }
   p.result = value_id(root);
   p.dtype = root->dtype;
+  find_segments(p);
   return p;
+}
+
+void find_segments(Program& p) {
+  p.segments.clear();
+  if (p.code.size() < 2) return;  // one instruction: nothing to chain (and nothing allocated)
+  const int L = static_cast<int>(p.leaves.size());
+  std::vector<int> uses(static_cast<size_t>(p.num_values()), 0);
+  for (const Instr& ins : p.code)
+    for (int k = 0; k < ins.nsrc; ++k) ++uses[ins.src[k]];
+  ++uses[p.result];
+  ChainOp op;
+  bool chaining = false;  // the last segment is a chain (or its first instruction may start one)
+  for (int i = 0; i < static_cast<int>(p.code.size()); ++i) {
+    const Instr& ins = p.code[i];
+    const bool chains = chain_op(ins, &op);
+    if (chaining && chains && ins.in == p.code[i - 1].in) {
+      // Extends the chain if it reads the value before it, and that value nothing else.
+      const int prev = L + i - 1;
+      int reads = 0;
+      for (int k = 0; k < ins.nsrc; ++k) reads += ins.src[k] == prev;
+      const Segment& last = p.segments.back();
+      // Read twice (x + x, max(x, x)) only as Square's operand: another step reads its second
+      // operand from a tile, and the running value is in none.
+      const bool one_operand = reads == 1 || op == ChainOp::Square;
+      if (reads > 0 && one_operand && reads == uses[prev] && last.end - last.start < kMaxChain) {
+        p.segments.back().end = i + 1;
+        continue;
+      }
+    }
+    p.segments.push_back({i, i + 1});
+    chaining = chains;
+  }
 }
 
 // ---- leaves ----
@@ -211,7 +245,18 @@ namespace {
 thread_local std::vector<std::unique_ptr<std::vector<uint64_t>>> t_scratch;
 }  // namespace
 
+namespace {
+std::atomic<int64_t> g_chain_runs{0};
+}  // namespace
+
+int64_t chain_runs() { return g_chain_runs.load(); }
+
 TileEval::TileEval(const Program& p) : prog_(p), ptr_(p.num_values()) {
+  for (const Segment& s : p.segments)
+    if (s.end - s.start > 1) {
+      g_chain_runs.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
   if (t_scratch.empty()) t_scratch.push_back(std::make_unique<std::vector<uint64_t>>());
   scratch_ = t_scratch.back().release();
   t_scratch.pop_back();
@@ -233,16 +278,42 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
       ptr[l] = value(l);
     }
   }
-  for (size_t i = 0; i < prog_.code.size(); ++i) {
-    const Instr& ins = prog_.code[i];
-    const void* srcs[3] = {nullptr, nullptr, nullptr};
-    for (int k = 0; k < ins.nsrc; ++k) srcs[k] = ptr[ins.src[k]];
-    const bool last = out && L + static_cast<int>(i) == prog_.result && i + 1 == prog_.code.size();
-    void* dst = last ? out : value(L + static_cast<int>(i));
-    exec_instr(ins, srcs, dst, n);
-    ptr[L + i] = dst;
+  const int C = static_cast<int>(prog_.code.size());
+  const bool by_segment = !prog_.segments.empty();
+  for (size_t si = 0, i = 0; i < static_cast<size_t>(C); ++si) {
+    const Segment s = by_segment ? prog_.segments[si] : Segment{static_cast<int>(i), static_cast<int>(i) + 1};
+    const int id = L + s.end - 1;  // the value the segment defines
+    const bool last = out && id == prog_.result && s.end == C;
+    void* dst = last ? out : value(id);
+    if (s.end - s.start > 1) {
+      run_chain(s, dst, n);
+    } else {
+      const Instr& ins = prog_.code[s.start];
+      const void* srcs[3] = {nullptr, nullptr, nullptr};
+      for (int k = 0; k < ins.nsrc; ++k) srcs[k] = ptr[ins.src[k]];
+      exec_instr(ins, srcs, dst, n);
+    }
+    ptr[id] = dst;
+    i = static_cast<size_t>(s.end);
   }
   return ptr[prog_.result];
+}
+
+// A chain: the first instruction's first operand is the running value's start; each instruction
+// is a step with its operand other than the running value (find_segments checked the rest).
+void TileEval::run_chain(const Segment& s, void* dst, int n) {
+  const int L = static_cast<int>(prog_.leaves.size());
+  const Instr& first = prog_.code[s.start];
+  ChainStep st[kMaxChain];
+  for (int i = s.start; i < s.end; ++i) {
+    const Instr& ins = prog_.code[i];
+    ChainOp op;
+    chain_op(ins, &op);
+    // The instruction's operand that is not the running value (the first instruction's second).
+    const int other = ins.nsrc < 2 ? -1 : i == s.start || ins.src[0] == L + i - 1 ? ins.src[1] : ins.src[0];
+    st[i - s.start] = {op, other < 0 || op == ChainOp::Square ? nullptr : ptr_[other]};
+  }
+  fast_chain(first.in)(ptr_[first.src[0]], st, s.end - s.start, dst, n);
 }
 
 // ---- elementwise kernels ----

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "cpu/fastops.h"
 
 namespace maroon::cpu {
 
@@ -22,9 +23,18 @@ struct Instr {
   int nsrc;
 };
 
+// code[start..end) of a Program, evaluated in one pass: one instruction, or a chain (end - start
+// >= 2) where each instruction reads the one before it, which nothing else reads, and a chain
+// kernel (cpu/fastops.h) computes each: the running value stays in registers.
+struct Segment {
+  int start, end;
+};
+constexpr int kMaxChain = 32;  // instructions in a chain at most (its steps are on the stack)
+
 struct Program {
   std::vector<const Node*> leaves;  // value ids 0..leaves.size()-1
   std::vector<Instr> code;          // code[i] defines value id leaves.size() + i
+  std::vector<Segment> segments;    // covering code in order (build_program; empty: one by one)
   int result = 0;
   DType dtype = DType::Float32;
   int num_values() const { return static_cast<int>(leaves.size() + code.size()); }
@@ -33,6 +43,10 @@ struct Program {
 // The DAG rooted at `root`, fusing every unrealized elementwise node under it (`root` itself may
 // be a realized leaf, for a REDUCE straight over a buffer).
 Program build_program(const Node* root);
+// Fills p.segments from p.code (build_program does).
+void find_segments(Program& p);
+// How many kernels' tasks have run a chain (for the harness).
+int64_t chain_runs();
 
 // A position's coordinates, on the stack up to kInline axes: a std::vector per tile and leaf
 // was most of the char GPT step's malloc/free time (about 8% of it), on kernels of a few tiles.
@@ -89,6 +103,8 @@ class TileEval {
 
  private:
   uint64_t* value(int id) { return scratch_->data() + static_cast<size_t>(id) * (kTile + kTilePad); }
+
+  void run_chain(const Segment& s, void* dst, int n);
 
   const Program& prog_;
   // One tile per value id, in memory this thread reuses from one kernel to the next (taken from
