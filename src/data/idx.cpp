@@ -1,9 +1,11 @@
 // The IDX reader: every size is checked against the bytes actually present before it is used.
 #include "maroon/idx.h"
 
+#include <cstring>
 #include <iterator>
 
 #include "core/checked.h"
+#include "data/pages.h"
 #include "io/files.h"
 
 namespace maroon::data {
@@ -63,10 +65,14 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
   if (b.size() - header > need)
     throw fail(std::to_string(b.size() - header - need) + " trailing bytes after the data of shape " +
                shape_str(a.shape));
-  a.bytes.resize(need);
+  a.bytes = huge_page_buffer(need);
   const uint8_t* src = reinterpret_cast<const uint8_t*>(b.data()) + header;
-  for (uint64_t i = 0; i < count; ++i)
-    for (size_t k = 0; k < size; ++k) a.bytes[i * size + k] = src[i * size + (size - 1 - k)];
+  if (size == 1) {  // one byte has no order to reverse
+    std::memcpy(a.bytes.data(), src, need);
+  } else {
+    for (uint64_t i = 0; i < count; ++i)
+      for (size_t k = 0; k < size; ++k) a.bytes[i * size + k] = src[i * size + (size - 1 - k)];
+  }
   return a;
 }
 

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "data/pages.h"
 #include "maroon/datasets.h"
 #include "util.h"
 
@@ -77,6 +79,22 @@ TEST(Idx, EveryTruncationOfAFileIsRejected) {
   std::string good = idx(0x0B, {3, 2}, "abcdefghijkl");
   ASSERT_EQ(idx_error(good), "");
   for (size_t len = 0; len < good.size(); ++len) EXPECT_NE(idx_error(good.substr(0, len)), "") << len;
+}
+
+// Large arrays go into memory advised for huge pages (data/pages.h): the same bytes, every size
+// (below, at and across the 2 MB boundaries the advice rounds to).
+TEST(Idx, LargeArraysKeepEveryByte) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4095}, size_t{2} << 20, (size_t{5} << 20) + 3}) {
+    std::string data(n, '\0');
+    uint64_t x = n;
+    for (char& c : data) c = static_cast<char>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+    data::IdxArray a = data::parse_idx(idx(0x08, {static_cast<uint32_t>(n)}, data));
+    ASSERT_EQ(a.bytes.size(), n);
+    EXPECT_EQ(std::memcmp(a.bytes.data(), data.data(), n), 0) << n;
+  }
+  std::vector<uint8_t> z = data::huge_page_buffer((size_t{3} << 20) + 5);
+  EXPECT_EQ(z.size(), (size_t{3} << 20) + 5);
+  EXPECT_TRUE(std::all_of(z.begin(), z.end(), [](uint8_t b) { return b == 0; }));
 }
 
 TEST(Idx, MnistSplitChecks) {
