@@ -1,9 +1,15 @@
 // The IDX reader: every size is checked against the bytes actually present before it is used.
 #include "maroon/idx.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 
 #include "core/checked.h"
+#include "data/pages.h"
 #include "io/files.h"
 
 namespace maroon::data {
@@ -21,10 +27,21 @@ constexpr TypeCode kTypes[] = {{0x08, DType::UInt8}, {0x09, DType::Int8},    {0x
 
 Tensor IdxArray::tensor() const { return Tensor::from_bytes(bytes.data(), bytes.size(), shape, dtype); }
 
-IdxArray parse_idx(std::string_view b, const std::string& name) {
+namespace {
+
+// What the header says, checked against the file's size `total` (`b` holds the file's first
+// bytes: all of it, or at least the largest header, kMaxIdxHeader).
+struct IdxHeader {
+  IdxArray array;   // dtype and shape; no bytes yet
+  size_t header;    // bytes before the data
+  uint64_t count;   // elements
+};
+constexpr size_t kMaxIdxHeader = 4 + 4 * 255;
+
+IdxHeader parse_idx_header(std::string_view b, uint64_t total, const std::string& name) {
   auto fail = [&](const std::string& what) { return FormatError("[idx] '" + name + "': " + what); };
   auto u8 = [&](size_t i) { return static_cast<uint8_t>(b[i]); };
-  if (b.size() < 4) throw fail("file of " + std::to_string(b.size()) + " bytes is shorter than the 4-byte magic");
+  if (total < 4) throw fail("file of " + std::to_string(total) + " bytes is shorter than the 4-byte magic");
   if (u8(0) != 0 || u8(1) != 0) throw fail("bad magic: the first two bytes must be zero (is this a gzip file?)");
   IdxArray a{DType::UInt8, {}, {}};
   bool known = false;
@@ -36,11 +53,11 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
   size_t rank = u8(3);
   if (rank == 0) throw fail("rank 0 (no dimensions)");
   size_t header = 4 + 4 * rank;
-  if (b.size() < header)
+  if (total < header)
     throw fail("truncated header: rank " + std::to_string(rank) + " needs " + std::to_string(header) +
-               " bytes, file has " + std::to_string(b.size()));
+               " bytes, file has " + std::to_string(total));
   size_t size = itemsize(a.dtype);
-  uint64_t count = 1, avail = (b.size() - header) / size;
+  uint64_t count = 1, avail = (total - header) / size;
   for (size_t d = 0; d < rank; ++d) {
     size_t at = 4 + 4 * d;
     uint32_t dim = uint32_t(u8(at)) << 24 | uint32_t(u8(at + 1)) << 16 | uint32_t(u8(at + 2)) << 8 | u8(at + 3);
@@ -48,7 +65,7 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
     // Keeping count at most what the file can hold rules out overflow (dim < 2^32).
     if (count != 0 && dim != 0 && count > avail / dim) {
       throw fail("truncated data: shape " + shape_str(a.shape) + (d + 1 < rank ? "..." : "") + " needs more than the " +
-                 std::to_string(b.size() - header) + " data bytes present");
+                 std::to_string(total - header) + " data bytes present");
     }
     count *= dim;
   }
@@ -57,21 +74,69 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
   if (!checked::fits(a.shape, static_cast<int64_t>(size)))
     throw fail("shape " + shape_str(a.shape) + " is too large: its size in bytes does not fit in 64 bits");
   uint64_t need = count * size;
-  if (b.size() - header < need)
+  if (total - header < need)
     throw fail("truncated data: shape " + shape_str(a.shape) + " needs " + std::to_string(need) + " bytes, file has " +
-               std::to_string(b.size() - header));
-  if (b.size() - header > need)
-    throw fail(std::to_string(b.size() - header - need) + " trailing bytes after the data of shape " +
+               std::to_string(total - header));
+  if (total - header > need)
+    throw fail(std::to_string(total - header - need) + " trailing bytes after the data of shape " +
                shape_str(a.shape));
-  a.bytes.resize(need);
-  const uint8_t* src = reinterpret_cast<const uint8_t*>(b.data()) + header;
-  for (uint64_t i = 0; i < count; ++i)
-    for (size_t k = 0; k < size; ++k) a.bytes[i * size + k] = src[i * size + (size - 1 - k)];
-  return a;
+  return {std::move(a), header, count};
 }
 
+// Big-endian elements to little-endian, in place (one-byte elements have no order to reverse).
+void reverse_idx_elements(std::vector<uint8_t>& bytes, size_t size) {
+  if (size == 1) return;
+  for (size_t i = 0; i + size <= bytes.size(); i += size) std::reverse(&bytes[i], &bytes[i] + size);
+}
+
+}  // namespace
+
+IdxArray parse_idx(std::string_view b, const std::string& name) {
+  IdxHeader h = parse_idx_header(b, b.size(), name);
+  IdxArray& a = h.array;
+  a.bytes = huge_page_buffer(static_cast<size_t>(h.count * itemsize(a.dtype)));
+  std::memcpy(a.bytes.data(), b.data() + h.header, a.bytes.size());
+  reverse_idx_elements(a.bytes, itemsize(a.dtype));
+  return std::move(a);
+}
+
+// The header first, then the data read straight into the array's own buffer: no copy of the
+// file, and no zero-filled buffer of its size read into and dropped (for MNIST's 47 MB of
+// training images that was ~11.5K page faults, ~11 us each on the 2-vCPU VM). Every check is
+// parse_idx's, made against the file's size before anything is allocated; a file that shrinks
+// while read is refused, as read_file refuses it.
 IdxArray load_idx(const std::string& path) {
-  return parse_idx(io::read_file(path, "[idx]"), path);
+  uint64_t total = 0;
+  int fd = io::open_bounded(path, "[idx]", io::max_file_bytes(), &total);
+  auto read_at = [&](uint8_t* to, size_t n, uint64_t at) {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::pread(fd, to + got, n - got, static_cast<off_t>(at + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        int err = r < 0 ? errno : 0;
+        ::close(fd);
+        throw FormatError("[idx] '" + path + "': " +
+                          (err ? std::string("read failed: ") + std::strerror(err) : "shrank while being read"));
+      }
+      got += static_cast<size_t>(r);
+    }
+  };
+  std::string head(static_cast<size_t>(std::min<uint64_t>(total, kMaxIdxHeader)), '\0');
+  read_at(reinterpret_cast<uint8_t*>(head.data()), head.size(), 0);
+  IdxHeader h;
+  try {
+    h = parse_idx_header(head, total, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  IdxArray& a = h.array;
+  a.bytes = huge_page_buffer(static_cast<size_t>(h.count * itemsize(a.dtype)));
+  read_at(a.bytes.data(), a.bytes.size(), h.header);
+  ::close(fd);
+  reverse_idx_elements(a.bytes, itemsize(a.dtype));
+  return std::move(a);
 }
 
 }  // namespace maroon::data

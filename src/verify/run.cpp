@@ -7,7 +7,8 @@
 // small: it captures the state's handles and hands them over; the worker builds the header, and
 // between states it polls instead of sleeping on the condition variable, so that a hand-over
 // needs no futex wake-up (docs/verify.md §11: on the 2-vCPU VM a wake-up cost the loop's
-// thread ~40 us a step, 0.6% of the MLP's).
+// thread ~40 us a step, 0.6% of the MLP's). A checkpoint's file and the partial record are written
+// by a third thread, the writer, so that the hasher never waits for the disk (see `Write`).
 #include <condition_variable>
 #include <chrono>
 #include <cstdio>
@@ -62,7 +63,24 @@ struct Run::Impl {
   std::deque<Pending> queue;
   bool stop = false, busy = false;
   bool sleeping = false;  // the worker waits on cv: a hand-over must notify it
-  std::exception_ptr error;
+  std::exception_ptr error;  // under mu: the worker and the writer both set it
+
+  // A checkpoint the worker has hashed, for the writer: the file, then the partial record as it
+  // was when this state was hashed (its first `states` commitments and `losses` losses). Why a
+  // thread of its own: writing 8 MB and fsync-ing it and the record takes 80-210 ms on the 2-vCPU
+  // VM; done by the hasher, the first states queued behind step 0's checkpoint, each holding
+  // its buffers, and the loop took fresh pages for the next ones (2,000-3,500 page faults a step
+  // in steps 2-6 of maroon train's MLP, ~11 us each there). The writer holds one state meanwhile.
+  struct Write {
+    int64_t step;
+    Frozen state;
+    size_t states, losses;
+  };
+  std::thread writer;
+  std::deque<Write> writes;
+  bool writing = false, stop_writer = false;
+  std::condition_variable wcv;  // wakes the writer
+  std::mutex rec_mu;            // rec, between the worker and the writer
 
   bool checkpoint_due(int64_t s) const {
     return s == 0 || s == o.steps || (o.checkpoint_every > 0 && s % o.checkpoint_every == 0);
@@ -85,14 +103,63 @@ struct Run::Impl {
     // On the worker, the state leaves the caches once read (evict.cpp: the loop writes these
     // buffers again a step later, and would otherwise first take every line from this core).
     const bool due = checkpoint_due(p.step), evict = o.background && o.evict;
-    rec.states.push_back(evict && !due ? commitment_evicting(p.state) : commitment_of(p.state));
-    if (p.loss) rec.losses.push_back(*p.loss);
+    Digest c = evict && !due ? commitment_evicting(p.state) : commitment_of(p.state);
+    Write w{p.step, std::move(p.state), 0, 0};
+    {
+      std::lock_guard<std::mutex> lk(rec_mu);
+      rec.states.push_back(c);
+      if (p.loss) rec.losses.push_back(*p.loss);
+      w.states = rec.states.size(), w.losses = rec.losses.size();
+    }
     if (!due) return;
-    std::string path = checkpoint_path(p.step);
-    write_frozen(p.state, path);
-    if (evict) evict_from_caches(p.state);
-    rec.checkpoints.push_back({p.step, relative_to_record(o.record, path)});
-    write_record(rec, o.record);  // partial until the last step: what a resume starts from
+    if (!o.background) return write_checkpoint(w);
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [&] { return writes.size() < 2 || error; });  // at most two states wait for the disk
+    if (error) return;
+    writes.push_back(std::move(w));
+    lk.unlock();
+    wcv.notify_all();
+  }
+
+  // The checkpoint file, then the record naming it: partial until the last step, what a resume
+  // starts from (the commitments and losses up to this state, as if written right after it).
+  void write_checkpoint(const Write& w) {
+    std::string path = checkpoint_path(w.step);
+    write_frozen(w.state, path);
+    if (o.background && o.evict) evict_from_caches(w.state);
+    RunRecord partial;
+    {
+      std::lock_guard<std::mutex> lk(rec_mu);
+      rec.checkpoints.push_back({w.step, relative_to_record(o.record, path)});
+      partial = rec;
+    }
+    partial.states.resize(w.states);
+    partial.losses.resize(w.losses);
+    write_record(partial, o.record);
+  }
+
+  void write_loop() {
+    std::unique_lock<std::mutex> lk(mu);
+    while (true) {
+      wcv.wait(lk, [&] { return stop_writer || !writes.empty(); });
+      if (writes.empty()) return;
+      Write w = std::move(writes.front());
+      writes.pop_front();
+      writing = true;
+      const bool skip = error != nullptr;
+      lk.unlock();
+      std::exception_ptr failed;
+      try {
+        if (!skip) write_checkpoint(w);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      { Frozen drop = std::move(w.state); }  // release the buffers outside the lock
+      lk.lock();
+      if (failed && !error) error = failed;
+      writing = false;
+      cv.notify_all();
+    }
   }
 
   void loop() {
@@ -113,16 +180,17 @@ struct Run::Impl {
       queue.pop_front();
       pending_bytes -= p.bytes;
       busy = true;
+      const bool skip = error != nullptr;
       lk.unlock();
       std::exception_ptr failed;
       try {
-        if (!error) process(p);  // only this thread writes `error`: reading it unlocked is safe
+        if (!skip) process(p);
       } catch (...) {
         failed = std::current_exception();
       }
       { State drop = std::move(p.state); }  // release the buffers outside the lock
       lk.lock();
-      if (failed) error = failed;
+      if (failed && !error) error = failed;
       busy = false;
       last = std::chrono::steady_clock::now();
       cv.notify_all();
@@ -163,7 +231,7 @@ struct Run::Impl {
   void drain() {
     if (!worker.joinable()) return;
     std::unique_lock<std::mutex> lk(mu);
-    cv.wait(lk, [&] { return queue.empty() && !busy; });
+    cv.wait(lk, [&] { return queue.empty() && !busy && writes.empty() && !writing; });
   }
 
   void shutdown() {
@@ -174,6 +242,12 @@ struct Run::Impl {
     }
     cv.notify_all();
     worker.join();
+    {  // the worker hands over no more checkpoints
+      std::lock_guard<std::mutex> lk(mu);
+      stop_writer = true;
+    }
+    wcv.notify_all();
+    writer.join();
   }
 
   void commit(std::optional<float> loss) {
@@ -247,7 +321,10 @@ void Run::begin() {
   m.rec.checkpoint_every = m.o.checkpoint_every;
   m.begun = true;
   if (!m.o.resume.empty()) m.resume();
-  if (m.o.background) m.worker = std::thread([&m] { m.loop(); });
+  if (m.o.background) {
+    m.writer = std::thread([&m] { m.write_loop(); });
+    m.worker = std::thread([&m] { m.loop(); });
+  }
   if (m.o.resume.empty()) m.commit(std::nullopt);  // the initial state: step 0, a checkpoint
 }
 

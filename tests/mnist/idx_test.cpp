@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "data/pages.h"
 #include "maroon/datasets.h"
 #include "util.h"
 
@@ -77,6 +79,56 @@ TEST(Idx, EveryTruncationOfAFileIsRejected) {
   std::string good = idx(0x0B, {3, 2}, "abcdefghijkl");
   ASSERT_EQ(idx_error(good), "");
   for (size_t len = 0; len < good.size(); ++len) EXPECT_NE(idx_error(good.substr(0, len)), "") << len;
+}
+
+// Large arrays go into memory advised for huge pages (data/pages.h): the same bytes, every size
+// (below, at and across the 2 MB boundaries the advice rounds to).
+TEST(Idx, LargeArraysKeepEveryByte) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4095}, size_t{2} << 20, (size_t{5} << 20) + 3}) {
+    std::string data(n, '\0');
+    uint64_t x = n;
+    for (char& c : data) c = static_cast<char>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+    data::IdxArray a = data::parse_idx(idx(0x08, {static_cast<uint32_t>(n)}, data));
+    ASSERT_EQ(a.bytes.size(), n);
+    EXPECT_EQ(std::memcmp(a.bytes.data(), data.data(), n), 0) << n;
+  }
+  std::vector<uint8_t> z = data::huge_page_buffer((size_t{3} << 20) + 5);
+  EXPECT_EQ(z.size(), (size_t{3} << 20) + 5);
+  EXPECT_TRUE(std::all_of(z.begin(), z.end(), [](uint8_t b) { return b == 0; }));
+}
+
+// load_idx reads the header, then the data straight into the array (no copy of the file): from
+// disk it gives parse_idx's array or parse_idx's error for every file, every truncation included,
+// naming the path.
+TEST(Idx, LoadingAFileIsParsingItsBytes) {
+  std::string dir = scratch("load_");
+  std::vector<std::string> files = {
+      idx(0x08, {2, 3}, "\x01\x02\x03\x04\x05\xff"), idx(0x0B, {3, 2}, "abcdefghijkl"),
+      idx(0x0E, {1}, std::string("\xc0\x00\0\0\0\0\0\0", 8)), idx(0x08, {0, 28}, ""),
+      idx(0x08, {2, 3}, "1234567"), idx(0x08, {0xffffffffu, 0xffffffffu, 0xffffffffu}, "abc"),
+      std::string("\x1f\x8b\x08\x00", 4), idx(0x07, {1}, "x")};
+  std::string big = idx(0x0C, {3000, 300}, std::string(3000 * 300 * 4, '\x5a'));
+  for (size_t len = 0; len < 40; ++len) files.push_back(big.substr(0, len));
+  files.push_back(big);
+  files.push_back(big.substr(0, big.size() - 1));
+  for (const std::string& f : files) {
+    std::string path = dir + "f.idx";
+    write_file(path, f);
+    std::string want_error, got_error;
+    data::IdxArray want{}, got{};
+    try {
+      want = data::parse_idx(f, path);
+    } catch (const FormatError& e) { want_error = e.what(); }
+    try {
+      got = data::load_idx(path);
+    } catch (const FormatError& e) { got_error = e.what(); }
+    EXPECT_EQ(got_error, want_error) << f.size();
+    EXPECT_EQ(got.dtype, want.dtype);
+    EXPECT_EQ(got.shape, want.shape);
+    EXPECT_EQ(got.bytes, want.bytes) << f.size();
+    unlink(path.c_str());
+  }
+  EXPECT_NE(idx_error(big.substr(0, big.size() - 1)).find("truncated data"), std::string::npos);
 }
 
 TEST(Idx, MnistSplitChecks) {

@@ -68,6 +68,41 @@ TEST(VerifyRun, BackgroundAndInlineHashingGiveTheSameRecord) {
   EXPECT_EQ(ra.states, rb.states);
 }
 
+// Checkpoints are written by a thread of their own (at most two wait for it): with one every
+// step, the background run names the same checkpoints, each file holding its committed state,
+// and its partial record after step 3 is the inline run's.
+TEST(VerifyRun, CheckpointWriterKeepsOrderAndPartialRecords) {
+  std::string dir = verifytest::scratch("writer");
+  RunRecord r[2], partial[2];
+  for (bool background : {false, true}) {
+    std::string rec = dir + (background ? "/bg.run.json" : "/in.run.json");
+    TestJob j(data(), "mlp", 8);
+    {
+      verify::Run run(j.job(), j.binding(), {rec, 5, 1, "test", "", "", background});
+      run.begin();
+      while (run.step() < 3) run.commit(j.step(run.step() + 1));
+      run.commitments();  // waits for the hasher and the writer
+      partial[background] = read_record(rec);
+      while (run.step() < run.total_steps()) run.commit(j.step(run.step() + 1));
+      r[background] = run.finish();
+    }
+    ASSERT_EQ(r[background].checkpoints.size(), 6u);
+    for (size_t k = 0; k < 6; ++k) {
+      const auto& c = r[background].checkpoints[k];
+      EXPECT_EQ(c.step, static_cast<int64_t>(k));
+      EXPECT_EQ(sha256(io::read_file(resolve(rec, c.path), "test")), r[background].states.at(k)) << c.path;
+    }
+  }
+  EXPECT_EQ(r[0].states, r[1].states);
+  EXPECT_EQ(r[0].losses, r[1].losses);
+  for (const RunRecord& p : partial) {
+    EXPECT_FALSE(p.complete());
+    EXPECT_EQ(p.states, std::vector<Digest>(r[0].states.begin(), r[0].states.begin() + 4));
+    EXPECT_EQ(p.losses, std::vector<float>(r[0].losses.begin(), r[0].losses.begin() + 3));
+    EXPECT_EQ(p.checkpoints.size(), 4u);
+  }
+}
+
 // The background hasher's commitments are the plain ones (capture + state_commitment on this
 // thread, after each step), bit for bit, and each checkpoint holds exactly the committed bytes.
 TEST(VerifyRun, BackgroundCommitmentsEqualPlainOnesBitForBit) {
