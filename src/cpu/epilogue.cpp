@@ -87,8 +87,10 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
   thread_local std::vector<const int64_t*> idx_ptrs;
   if (staged.size() < L) staged.resize(L);
   coords.resize(out_.shape.size() + 1);
-  direct.assign(L, nullptr);
-  idx_ptrs.assign(L, nullptr);
+  // Every leaf's branch below sets direct[l], and nothing writes idx_ptrs (all stay null): sized,
+  // not refilled, per tile (two memset calls a tile were 2% of the ONNX CNN).
+  direct.resize(L);
+  if (idx_ptrs.size() != L) idx_ptrs.assign(L, nullptr);
   // A run of whole vectors of every target (kTilePad elements: SIMD loops read and write
   // nothing past it) is read and written in place; otherwise it is staged, since reading past
   // it would read elements that another task may be writing.
