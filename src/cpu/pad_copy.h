@@ -1,0 +1,16 @@
+// An elementwise kernel that is a padded view times 1 (ONNX Conv's zero-padded input,
+// `x.pad(pads) * 1`), written as rows and zero borders instead of through the tile interpreter.
+#pragma once
+#include <cstdint>
+
+#include "cpu/kernel.h"
+
+namespace maroon::cpu {
+
+// Computes `out` (whose program is `prog`) and returns true when prog is one float32/float64
+// MUL of a leaf read through one masked view and a broadcast 1; false (nothing done) otherwise.
+bool try_pad_copy(Node& out, const Program& prog);
+// How many kernels try_pad_copy has computed (for tests: that a case took the path).
+int64_t pad_copies();
+
+}  // namespace maroon::cpu
