@@ -33,7 +33,7 @@ void Buffer::store(int64_t i, uint64_t bits) {
 
 namespace {
 
-// The nodes left to free while the outermost ~Node on this thread drains (below): the first 16 in
+// The nodes left to free while the outermost ~Node on this thread drains (below): the first 8 in
 // its own frame, so freeing a small graph's chain takes no heap block, the rest in a vector.
 class PendingNodes {
  public:
@@ -51,7 +51,7 @@ class PendingNodes {
   bool empty() const { return n_ == 0 && more_.empty(); }
 
  private:
-  static constexpr size_t kInline = 16;
+  static constexpr size_t kInline = 8;
   std::array<NodePtr, kInline> inline_;
   size_t n_ = 0;
   std::vector<NodePtr> more_;
@@ -75,6 +75,11 @@ Node::~Node() {
     for (NodePtr& s : src) t_pending->push(std::move(s));
     return;
   }
+  // Most nodes die with every source still owned elsewhere (a leaf's users, a graph's shared
+  // inputs): their members release them, and nothing recurses, so no drain is set up at all.
+  bool drains = false;
+  for (const NodePtr& s : src) drains = drains || s.use_count() == 1;
+  if (!drains) return;
   PendingNodes pending;
   for (NodePtr& s : src) pending.push(std::move(s));
   t_pending = &pending;

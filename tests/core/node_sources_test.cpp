@@ -55,7 +55,7 @@ TEST(GraphSources, CopiesAndMovesKeepTheCounts) {
 }
 
 TEST(GraphSources, AChainDeeperThanTheInlineSlotsFreesWithoutRecursion) {
-  // Binary nodes whose both sources die with them: the drain list spills past its 16 slots.
+  // Binary nodes whose both sources die with them: the drain list spills past its inline slots.
   // And a long unary chain: freed in a loop, not by a million nested destructors.
   std::weak_ptr<Node> first;
   {
