@@ -52,20 +52,10 @@ template <class T> constexpr DType dtype_of();
 
 // What a Tensor handle refers to. Copies of a Tensor share one state, as Python references to
 // one tinygrad Tensor do: assign() swaps the node for every copy, and backward() fills `grad`
-// where every copy sees it. Each state is on the list of live states (backward() fills .grad for
-// every live tensor of a graph; TinyJit finds a step's tensors) from construction to destruction,
-// and leaves it as it dies (src/api/autograd.cpp).
-struct TensorState : std::enable_shared_from_this<TensorState> {
+// where every copy sees it.
+struct TensorState {
   std::shared_ptr<Node> node;
   std::shared_ptr<TensorState> grad;  // null until backward() reaches this tensor
-
-  TensorState();
-  ~TensorState();
-  TensorState(const TensorState&) = delete;
-  TensorState& operator=(const TensorState&) = delete;
-  // The live list's links, under its lock: only autograd.cpp touches them.
-  TensorState* live_prev = nullptr;
-  TensorState* live_next = nullptr;
 };
 
 // An axis argument: none (every axis), one axis, or a list (tinygrad's `axis=None|int|tuple`).

@@ -1,7 +1,5 @@
 // Tensor state, backward() and the graph-only markers (detach, contiguous, assign).
-#include <atomic>
 #include <mutex>
-#include <thread>
 #include <unordered_set>
 
 #include "core/gradient.h"
@@ -15,46 +13,26 @@ namespace maroon {
 
 namespace {
 
-// Every live TensorState in creation order, so backward() can fill .grad for each float tensor
-// of the graph the way tinygrad walks its `all_tensors` weak set. An intrusive list: a state
-// links itself in when built and out when destroyed, so its memory is freed at once. (A list of
-// weak_ptrs pruned as it grew kept every dead state's block until the next prune: the small op
-// from Python made each new state a cold allocation instead of the block just freed.)
-// Its lock is a spin lock: taken twice per tensor (built, destroyed) for a few pointer writes, where
-// a pthread mutex's lock and unlock calls were ~2% of a 64x64 product from Python.
-class SpinLock {
- public:
-  void lock() {
-    while (flag_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
-  }
-  void unlock() { flag_.clear(std::memory_order_release); }
-
- private:
-  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
-};
-
+// Every live TensorState, so backward() can fill .grad for each float tensor of the graph the
+// way tinygrad walks its `all_tensors` weak set. Dead entries are pruned as the list grows.
 struct Registry {
-  SpinLock mu;
-  TensorState* head = nullptr;
-  TensorState* tail = nullptr;
+  std::mutex mu;
+  std::vector<std::weak_ptr<TensorState>> states;
+  size_t prune_at = 1024;
 
-  void link(TensorState* s) {
-    std::lock_guard<SpinLock> lock(mu);
-    s->live_prev = tail;
-    (tail ? tail->live_next : head) = s;
-    tail = s;
+  void add(const std::shared_ptr<TensorState>& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (states.size() >= prune_at) {
+      std::erase_if(states, [](const std::weak_ptr<TensorState>& w) { return w.expired(); });
+      prune_at = std::max<size_t>(1024, states.size() * 2);
+    }
+    states.push_back(s);
   }
-  void unlink(TensorState* s) {
-    std::lock_guard<SpinLock> lock(mu);
-    (s->live_prev ? s->live_prev->live_next : head) = s->live_next;
-    (s->live_next ? s->live_next->live_prev : tail) = s->live_prev;
-  }
-  // A state whose last handle is going (its destructor waits on the lock) locks to null: left out.
   std::vector<std::shared_ptr<TensorState>> live() {
-    std::lock_guard<SpinLock> lock(mu);
+    std::lock_guard<std::mutex> lock(mu);
     std::vector<std::shared_ptr<TensorState>> out;
-    for (TensorState* s = head; s; s = s->live_next)
-      if (auto p = s->weak_from_this().lock()) out.push_back(std::move(p));
+    for (auto& w : states)
+      if (auto s = w.lock()) out.push_back(std::move(s));
     return out;
   }
 };
@@ -66,14 +44,12 @@ Registry& registry() {
 
 }  // namespace
 
-TensorState::TensorState() { registry().link(this); }
-// Unlinked before the members go: dropping `node` or `grad` may destroy other states, which
-// take the lock themselves.
-TensorState::~TensorState() { registry().unlink(this); }
-
 std::vector<std::shared_ptr<TensorState>> live_tensor_states() { return registry().live(); }
 
-Tensor::Tensor(std::shared_ptr<Node> node) : st_(std::make_shared<TensorState>()) { st_->node = std::move(node); }
+Tensor::Tensor(std::shared_ptr<Node> node) : st_(std::make_shared<TensorState>()) {
+  st_->node = std::move(node);
+  registry().add(st_);
+}
 
 Index::Index(const Tensor& v) : kind(Kind::Tensor), t(std::make_shared<Tensor>(v)) {}
 

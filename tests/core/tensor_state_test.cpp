@@ -1,6 +1,5 @@
-// The list of live TensorStates (src/api/autograd.cpp): each state links itself in when built and
-// out when destroyed, so backward() and TinyJit see exactly the live tensors, in creation order,
-// and a dead state's memory is not held by the list.
+// The list of live TensorStates (src/api/autograd.cpp), which backward() and TinyJit walk: it gives
+// exactly the live tensors, in creation order, whatever dies in between or on other threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,7 +59,7 @@ TEST(TensorState, CopiesShareOneStateThatLeavesWithTheLastHandle) {
 
 TEST(TensorState, AStateThatDiesHoldingOthersUnlinksThemAll) {
   // A grad chain: destroying the outer state destroys the states it holds from inside its own
-  // destruction, each taking the list's lock in turn.
+  // destruction; none of them is listed after.
   std::vector<const TensorState*> st;
   {
     Tensor x = Tensor::full({2}, 1.0);
@@ -91,7 +90,7 @@ TEST(TensorState, ThreadsBuildingAndDroppingTensorsKeepTheListWhole) {
       for (int i = 0; i < 2000; ++i) {
         Tensor a = Tensor::full({1}, 1.0);
         Tensor b = a + 1.0;
-        if (i % 100 == 0) live_tensor_states();  // walked while others link and unlink
+        if (i % 100 == 0) live_tensor_states();  // walked while others add and drop states
       }
     });
   Tensor kept = Tensor::full({1}, 7.0);
