@@ -11,7 +11,10 @@ struct Counters {
   int64_t kernel_count = 0;  // kernels executed (a fused chain is one kernel; views are none)
   int64_t global_ops = 0;    // estimated operations: elements computed per op in each kernel
   int64_t global_mem = 0;    // estimated bytes: each kernel's output plus the inputs it reads
-  double time_sum_s = 0;     // wall time inside kernels
+  double time_sum_s = 0;     // wall time inside kernels, timed once counters() or reset_counters()
+                             // has been called in the process, or while MAROON_DEBUG >= 2 (a
+                             // program that never looks pays no clock reads; tinygrad times
+                             // kernels only at DEBUG >= 2)
   int64_t mem_used = 0;      // bytes of buffers alive now (not reset)
 };
 

@@ -96,8 +96,9 @@ class GlobalCounters(metaclass=_Counters):
     """tinygrad's GlobalCounters, counted by the engine: ``kernel_count`` kernels executed (a fused
     chain is one; views are none), ``global_ops`` operations (elements computed per op; a matmul
     2*M*K*N), ``global_mem`` bytes (each kernel's output and the inputs it reads), ``time_sum_s``
-    seconds inside kernels, ``mem_used`` bytes of live buffers (not reset). Read them as class
-    attributes; ``reset()`` zeroes all but mem_used."""
+    seconds inside kernels (timed from the first read or reset of the counters in the process, or
+    under DEBUG >= 2: nobody else pays the clock reads), ``mem_used`` bytes of live buffers (not
+    reset). Read them as class attributes; ``reset()`` zeroes all but mem_used."""
 
     @staticmethod
     def reset():

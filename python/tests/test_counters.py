@@ -85,3 +85,25 @@ def test_tinygrads_debug_variable_turns_the_lines_on():
     env.pop("MAROON_DEBUG", None)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.startswith("*** CPU") and "MUL float32 (2,)" in out, out
+
+
+def test_kernels_are_timed_only_once_someone_reads_or_resets_the_counters():
+    # A fresh process: its first kernels are counted but not timed (no clock reads for a number
+    # nobody asked for); after a read or reset, and at DEBUG >= 2, they are.
+    code = ("import numpy as np\n"
+            "from maroon import Tensor, GlobalCounters\n"
+            "a = Tensor(np.ones((64, 64), np.float32)).realize()\n"
+            "(a @ a).realize()\n"
+            "assert GlobalCounters.kernel_count >= 1, GlobalCounters.kernel_count\n"
+            "assert GlobalCounters.time_sum_s == 0, GlobalCounters.time_sum_s\n"
+            "(a @ a).realize()\n"
+            "assert GlobalCounters.time_sum_s > 0, 'timed after the first read'\n"
+            "print('ok')\n")
+    env = dict(os.environ)
+    env.pop("MAROON_DEBUG", None)
+    env.pop("DEBUG", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    loud = subprocess.run([sys.executable, "-c", "from maroon import Tensor; (Tensor([1.0, 2.0]) * 3).realize()"],
+                          env=dict(env, MAROON_DEBUG="2"), capture_output=True, text=True, check=True).stdout
+    assert " tm " in loud and "   0.00us/" not in loud, loud  # DEBUG=2's lines carry real times

@@ -19,6 +19,8 @@ namespace {
 
 std::atomic<int64_t> g_kernels{0}, g_ops{0}, g_mem{0}, g_time_ns{0}, g_mem_used{0};
 std::atomic<KernelLogSink> g_sink{nullptr};
+// Set for good by the first counters() or reset_counters() (kernel_timing()).
+std::atomic<bool> g_watched{false};
 
 struct Estimate {
   int64_t ops = 0, mem = 0;
@@ -103,7 +105,12 @@ void count_kernel(const Node& n, const char* path, double seconds) {
 
 void count_buffer_bytes(int64_t delta) { g_mem_used.fetch_add(delta, std::memory_order_relaxed); }
 
+bool kernel_timing() {
+  return g_watched.load(std::memory_order_relaxed) || setting_level(SettingId::MAROON_DEBUG) >= 2;
+}
+
 Counters counters() {
+  g_watched.store(true, std::memory_order_relaxed);
   Counters c;
   c.kernel_count = g_kernels.load();
   c.global_ops = g_ops.load();
@@ -114,6 +121,7 @@ Counters counters() {
 }
 
 void reset_counters() {
+  g_watched.store(true, std::memory_order_relaxed);
   g_kernels = 0;
   g_ops = 0;
   g_mem = 0;

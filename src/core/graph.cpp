@@ -33,9 +33,33 @@ void Buffer::store(int64_t i, uint64_t bits) {
 
 namespace {
 
-// Nodes whose last owner is a node being destroyed on this thread, freed by the outermost
-// destructor in a loop instead of by recursion.
-thread_local std::vector<NodePtr>* t_pending = nullptr;
+// The nodes left to free while the outermost ~Node on this thread drains (below): the first 8 in
+// its own frame, so freeing a small graph's chain takes no heap block, the rest in a vector.
+class PendingNodes {
+ public:
+  void push(NodePtr p) {
+    if (n_ < kInline) inline_[n_++] = std::move(p);
+    else more_.push_back(std::move(p));
+  }
+  // Last in, first out (the vector is used only while the inline slots are full).
+  NodePtr pop() {
+    if (more_.empty()) return std::move(inline_[--n_]);
+    NodePtr p = std::move(more_.back());
+    more_.pop_back();
+    return p;
+  }
+  bool empty() const { return n_ == 0 && more_.empty(); }
+
+ private:
+  static constexpr size_t kInline = 8;
+  std::array<NodePtr, kInline> inline_;
+  size_t n_ = 0;
+  std::vector<NodePtr> more_;
+};
+
+// Set while the outermost ~Node on this thread drains: nodes whose last owner is a node being
+// destroyed are freed by that loop instead of by recursion.
+thread_local PendingNodes* t_pending = nullptr;
 thread_local const Node* t_executing = nullptr;
 
 std::string lower(std::string_view s) {
@@ -48,18 +72,20 @@ std::string lower(std::string_view s) {
 
 Node::~Node() {
   if (t_pending) {  // an outer ~Node is draining: hand it our sources
-    for (NodePtr& s : src) t_pending->push_back(std::move(s));
+    for (NodePtr& s : src) t_pending->push(std::move(s));
     return;
   }
-  std::vector<NodePtr> pending = std::move(src);
+  // Most nodes die with every source still owned elsewhere (a leaf's users, a graph's shared
+  // inputs): their members release them, and nothing recurses, so no drain is set up at all.
+  bool drains = false;
+  for (const NodePtr& s : src) drains = drains || s.use_count() == 1;
+  if (!drains) return;
+  PendingNodes pending;
+  for (NodePtr& s : src) pending.push(std::move(s));
   t_pending = &pending;
   // Dropping the last reference to a source runs its ~Node, which appends that node's own
   // sources here (above), so the stack never grows with the graph's depth.
-  while (!pending.empty()) {
-    NodePtr p = std::move(pending.back());
-    pending.pop_back();
-    p.reset();
-  }
+  while (!pending.empty()) pending.pop().reset();
   t_pending = nullptr;
 }
 
@@ -67,7 +93,7 @@ const Node* executing_node() { return t_executing; }
 ExecScope::ExecScope(const Node* n) : prev_(t_executing) { t_executing = n; }
 ExecScope::~ExecScope() { t_executing = prev_; }
 
-NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg) {
+NodePtr make_node(Op op, DType dtype, Shape shape, SrcList src, Arg arg) {
   assert(!is_weak(dtype));
   assert(static_cast<int>(src.size()) == op_info(op).arity);
   // The op's name is formatted only for the error: this runs for every node a step builds.

@@ -3,9 +3,13 @@
 #pragma once
 #include <cstdint>
 #include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/ops.h"
@@ -47,6 +51,58 @@ struct Arg {
   uint64_t bits = 0;          // CONST: the value's bits in the node's dtype
 };
 
+struct Node;
+
+// A node's sources, held in the node itself: an op has at most three (WHERE), so a fixed array
+// replaces the std::vector that was a heap block per node (the small op from Python builds
+// four). The interface is the part of std::vector the engine uses.
+class SrcList {
+ public:
+  static constexpr size_t kMax = 3;  // the largest arity in maroon/ops.def
+
+  SrcList() = default;
+  SrcList(std::initializer_list<std::shared_ptr<Node>> s) {
+    for (const auto& p : s) push_back(p);
+  }
+  // NOLINTNEXTLINE(google-explicit-constructor): callers that build a list first pass it as is
+  SrcList(std::vector<std::shared_ptr<Node>> s) {
+    for (auto& p : s) push_back(std::move(p));
+  }
+  SrcList(const SrcList&) = default;
+  SrcList& operator=(const SrcList&) = default;
+  SrcList(SrcList&& o) noexcept : v_(std::move(o.v_)), n_(std::exchange(o.n_, 0)) {}
+  SrcList& operator=(SrcList&& o) noexcept {
+    v_ = std::move(o.v_);
+    n_ = std::exchange(o.n_, 0);
+    return *this;
+  }
+
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  std::shared_ptr<Node>& operator[](size_t i) { return v_[i]; }
+  const std::shared_ptr<Node>& operator[](size_t i) const { return v_[i]; }
+  std::shared_ptr<Node>* begin() { return v_.data(); }
+  std::shared_ptr<Node>* end() { return v_.data() + n_; }
+  const std::shared_ptr<Node>* begin() const { return v_.data(); }
+  const std::shared_ptr<Node>* end() const { return v_.data() + n_; }
+  std::shared_ptr<Node>& front() { return v_[0]; }
+  const std::shared_ptr<Node>& front() const { return v_[0]; }
+  std::shared_ptr<Node>& back() { return v_[n_ - 1]; }
+  const std::shared_ptr<Node>& back() const { return v_[n_ - 1]; }
+  void push_back(std::shared_ptr<Node> p) {
+    if (n_ == kMax) throw std::length_error("a node has at most 3 sources");
+    v_[n_++] = std::move(p);
+  }
+  void clear() {
+    for (size_t i = 0; i < n_; ++i) v_[i].reset();
+    n_ = 0;
+  }
+
+ private:
+  std::array<std::shared_ptr<Node>, kMax> v_;
+  size_t n_ = 0;
+};
+
 struct Node {
   Node() = default;
   Node(const Node&) = delete;
@@ -60,7 +116,7 @@ struct Node {
   Shape shape;
   Round rnd;  // the rounding mode in force when the node was built
   Arg arg;
-  std::vector<std::shared_ptr<Node>> src;
+  SrcList src;
 
   // Set by realize().
   std::shared_ptr<Buffer> buffer;
@@ -86,7 +142,7 @@ class ExecScope {
 
 // Builds a node; its shape is checked first (core/checked.h: ShapeError naming the op when a
 // dimension is negative or the byte size does not fit in 64 bits).
-NodePtr make_node(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg = {});
+NodePtr make_node(Op op, DType dtype, Shape shape, SrcList src, Arg arg = {});
 
 // The nodes reachable from `root` through sources, sources before users: an iterative
 // post-order walk (graphs can be deeper than the stack), each node once. `visit(n)`: whether n

@@ -28,7 +28,7 @@ void check_dtype(Op op, DType d) {
                      std::string(rule_name(op_info(op).dtypes)) + " only)");
 }
 
-Tensor make(Op op, DType dtype, Shape shape, std::vector<NodePtr> src, Arg arg = {}) {
+Tensor make(Op op, DType dtype, Shape shape, SrcList src, Arg arg = {}) {  // SrcList: no heap block
   return Tensor(make_node(op, dtype, std::move(shape), std::move(src), std::move(arg)));
 }
 

@@ -39,7 +39,8 @@ DOCS = {
     "counters": _doc("The engine's counters, as ``maroon.GlobalCounters`` reads them (tinygrad's): a dict of "
                      "kernel_count (kernels executed; a fused chain is one, views none), global_ops (elements "
                      "computed per op, a matmul 2*M*K*N), global_mem (bytes: each kernel's output and the inputs "
-                     "it reads), time_sum_s (seconds inside kernels) and mem_used (bytes of live buffers).", [],
+                     "it reads), time_sum_s (seconds inside kernels, timed once the counters have been read or "
+                     "reset in the process, or at MAROON_DEBUG >= 2) and mem_used (bytes of live buffers).", [],
                      "Estimates for profiling; counting never changes a bit.",
                      "maroon._maroon.counters()['kernel_count'] >= 0"),
     "reset_counters": _doc("Zeroes the counters but mem_used (``GlobalCounters.reset()``).", [], "",
