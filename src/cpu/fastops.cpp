@@ -138,11 +138,11 @@ HWY_NOINLINE void ChainT1(const T* first, const ChainStep* steps, int nsteps, T*
   for (int i = 0; i < n; i += L) {
     auto a = hn::LoadU(d, first + i);
     for (int s = 0; s < nsteps; ++s) {
-      const T* b = static_cast<const T*>(steps[s].other) + i;
+      const T* b = static_cast<const T*>(steps[s].other);  // null for a unary step: offset only where read
       switch (steps[s].op) {
-        case ChainOp::Add: a = Canonical(d, hn::Add(a, hn::LoadU(d, b))); break;
-        case ChainOp::Mul: a = Canonical(d, hn::Mul(a, hn::LoadU(d, b))); break;
-        case ChainOp::Max: a = Maximum(d, a, hn::LoadU(d, b)); break;
+        case ChainOp::Add: a = Canonical(d, hn::Add(a, hn::LoadU(d, b + i))); break;
+        case ChainOp::Mul: a = Canonical(d, hn::Mul(a, hn::LoadU(d, b + i))); break;
+        case ChainOp::Max: a = Maximum(d, a, hn::LoadU(d, b + i)); break;
         case ChainOp::Square: a = Canonical(d, hn::Mul(a, a)); break;
         case ChainOp::Recip: a = Canonical(d, hn::Div(hn::Set(d, T(1)), a)); break;
         case ChainOp::Sqrt: a = Canonical(d, hn::Sqrt(a)); break;
@@ -165,16 +165,16 @@ HWY_INLINE void ChainT(const void* pfirst, const ChainStep* steps, int nsteps, v
     auto a0 = hn::LoadU(d, first + i), a1 = hn::LoadU(d, first + i + L);
     auto a2 = hn::LoadU(d, first + i + 2 * L), a3 = hn::LoadU(d, first + i + 3 * L);
     for (int s = 0; s < nsteps; ++s) {
-      const T* b = static_cast<const T*>(steps[s].other) + i;
+      const T* b = static_cast<const T*>(steps[s].other);  // null for a unary step: offset only where read
       switch (steps[s].op) {
         case ChainOp::Add:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Add(a, hn::LoadU(d, b + o))));
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Add(a, hn::LoadU(d, b + i + o))));
           break;
         case ChainOp::Mul:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, hn::LoadU(d, b + o))));
+          MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, hn::LoadU(d, b + i + o))));
           break;
         case ChainOp::Max:
-          MAROON_CHAIN_EACH(a = Maximum(d, a, hn::LoadU(d, b + o)));
+          MAROON_CHAIN_EACH(a = Maximum(d, a, hn::LoadU(d, b + i + o)));
           break;
         case ChainOp::Square:
           MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, a)));
