@@ -95,7 +95,7 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
   IdxHeader h = parse_idx_header(b, b.size(), name);
   IdxArray& a = h.array;
   a.bytes = huge_page_buffer(static_cast<size_t>(h.count * itemsize(a.dtype)));
-  std::memcpy(a.bytes.data(), b.data() + h.header, a.bytes.size());
+  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), b.data() + h.header, a.bytes.size());  // an empty vector's data() may be null
   reverse_idx_elements(a.bytes, itemsize(a.dtype));
   return std::move(a);
 }
