@@ -23,10 +23,12 @@ namespace {
 std::atomic<int64_t> g_pad_copies{0};
 
 // The scalar leaf's element is the value 1 of its dtype (bits, so -1, NaN... never match).
-bool is_one(const Node& leaf) {
+bool is_one(const Node& leaf, DType d) {
+  // The checks first: the view stack's size before its view, the dtype before reading bytes.
+  if (leaf.dtype != d || leaf.buffer->dtype != d || leaf.view.views().size() != 1) return false;
   const uint8_t* p = leaf.buffer->bytes();
-  const View& v = leaf.view.views().back();
-  if (leaf.view.views().size() != 1 || v.has_mask()) return false;
+  const View& v = leaf.view.views()[0];
+  if (v.has_mask()) return false;
   for (int64_t s : v.strides)
     if (s != 0) return false;
   if (v.offset < 0 || v.offset >= leaf.buffer->count) return false;
@@ -89,8 +91,8 @@ const Node* padded_leaf(const Program& prog) {
   if (prog.result != L || ins.src[0] == ins.src[1] || ins.src[0] >= L || ins.src[1] >= L) return nullptr;
   const Node* a = prog.leaves[ins.src[0]];
   const Node* one = prog.leaves[ins.src[1]];
-  if (!is_one(*one)) std::swap(a, one);
-  if (!is_one(*one) || a->dtype != ins.in || a->buffer->dtype != ins.in) return nullptr;
+  if (!is_one(*one, ins.in)) std::swap(a, one);
+  if (!is_one(*one, ins.in) || a->dtype != ins.in || a->buffer->dtype != ins.in) return nullptr;
   if (a->view.views().size() != 1 || !a->view.views()[0].has_mask()) return nullptr;
   return a;
 }

@@ -1,10 +1,8 @@
 // The IDX reader: every size is checked against the bytes actually present before it is used.
 #include "maroon/idx.h"
 
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <iterator>
 
@@ -89,15 +87,23 @@ void reverse_idx_elements(std::vector<uint8_t>& bytes, size_t size) {
   for (size_t i = 0; i + size <= bytes.size(); i += size) std::reverse(&bytes[i], &bytes[i] + size);
 }
 
+// The array of a parsed header: its buffer (2 MB pages where the kernel gives them) filled by
+// `fill(data, n)` with the file's n data bytes, then made little-endian. `fill` is not called
+// for an empty array (memcpy into an empty vector's data(), which may be null, is undefined).
+template <class Fill>
+IdxArray fill_idx(IdxHeader& h, Fill fill) {
+  IdxArray& a = h.array;
+  a.bytes = huge_page_buffer(static_cast<size_t>(h.count * itemsize(a.dtype)));
+  if (!a.bytes.empty()) fill(a.bytes.data(), a.bytes.size());
+  reverse_idx_elements(a.bytes, itemsize(a.dtype));
+  return std::move(a);
+}
+
 }  // namespace
 
 IdxArray parse_idx(std::string_view b, const std::string& name) {
   IdxHeader h = parse_idx_header(b, b.size(), name);
-  IdxArray& a = h.array;
-  a.bytes = huge_page_buffer(static_cast<size_t>(h.count * itemsize(a.dtype)));
-  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), b.data() + h.header, a.bytes.size());  // an empty vector's data() may be null
-  reverse_idx_elements(a.bytes, itemsize(a.dtype));
-  return std::move(a);
+  return fill_idx(h, [&](uint8_t* to, size_t n) { std::memcpy(to, b.data() + h.header, n); });
 }
 
 // The header first, then the data read straight into the array's own buffer: no copy of the
@@ -106,37 +112,11 @@ IdxArray parse_idx(std::string_view b, const std::string& name) {
 // parse_idx's, made against the file's size before anything is allocated; a file that shrinks
 // while read is refused, as read_file refuses it.
 IdxArray load_idx(const std::string& path) {
-  uint64_t total = 0;
-  int fd = io::open_bounded(path, "[idx]", io::max_file_bytes(), &total);
-  auto read_at = [&](uint8_t* to, size_t n, uint64_t at) {
-    size_t got = 0;
-    while (got < n) {
-      ssize_t r = ::pread(fd, to + got, n - got, static_cast<off_t>(at + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        int err = r < 0 ? errno : 0;
-        ::close(fd);
-        throw FormatError("[idx] '" + path + "': " +
-                          (err ? std::string("read failed: ") + std::strerror(err) : "shrank while being read"));
-      }
-      got += static_cast<size_t>(r);
-    }
-  };
-  std::string head(static_cast<size_t>(std::min<uint64_t>(total, kMaxIdxHeader)), '\0');
-  read_at(reinterpret_cast<uint8_t*>(head.data()), head.size(), 0);
-  IdxHeader h;
-  try {
-    h = parse_idx_header(head, total, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  IdxArray& a = h.array;
-  a.bytes = huge_page_buffer(static_cast<size_t>(h.count * itemsize(a.dtype)));
-  read_at(a.bytes.data(), a.bytes.size(), h.header);
-  ::close(fd);
-  reverse_idx_elements(a.bytes, itemsize(a.dtype));
-  return std::move(a);
+  io::BoundedFile f(path, "[idx]");
+  std::string head(static_cast<size_t>(std::min<uint64_t>(f.size(), kMaxIdxHeader)), '\0');
+  f.read_at(head.data(), head.size(), 0);
+  IdxHeader h = parse_idx_header(head, f.size(), path);
+  return fill_idx(h, [&](uint8_t* to, size_t n) { f.read_at(to, n, h.header); });
 }
 
 }  // namespace maroon::data

@@ -78,23 +78,37 @@ int open_bounded(const std::string& path, const std::string& who, uint64_t max_b
   return fd;
 }
 
-std::string read_file(const std::string& path, const std::string& who, uint64_t max_bytes) {
-  auto fail = [&](const std::string& what) { return FormatError(who + " '" + path + "': " + what); };
-  uint64_t size = 0;
-  int fd = open_bounded(path, who, max_bytes, &size);
-  std::string out(static_cast<size_t>(size), '\0');
+BoundedFile::BoundedFile(const std::string& path, std::string who, uint64_t max_bytes)
+    : path_(path), who_(std::move(who)) {
+  fd_ = open_bounded(path_, who_, max_bytes, &size_);
+}
+
+BoundedFile::~BoundedFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int BoundedFile::release() {
+  int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+void BoundedFile::read_at(void* to, size_t n, uint64_t at) const {
+  auto* p = static_cast<char*>(to);
   size_t got = 0;
-  while (got < out.size()) {
-    ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+  while (got < n) {
+    ssize_t r = ::pread(fd_, p + got, n - got, static_cast<off_t>(at + got));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      int err = r < 0 ? errno : 0;
-      ::close(fd);
-      throw fail(err ? "read failed: " + reason(err) : "shrank while being read");
-    }
+    if (r <= 0)
+      throw FormatError(who_ + " '" + path_ + "': " + (r < 0 ? "read failed: " + reason(errno) : "shrank while being read"));
     got += static_cast<size_t>(r);
   }
-  ::close(fd);
+}
+
+std::string read_file(const std::string& path, const std::string& who, uint64_t max_bytes) {
+  BoundedFile f(path, who, max_bytes);
+  std::string out(static_cast<size_t>(f.size()), '\0');
+  f.read_at(out.data(), out.size(), 0);
   return out;
 }
 

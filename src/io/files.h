@@ -25,6 +25,29 @@ std::string read_file(const std::string& path, const std::string& who, uint64_t 
 // the file's size.
 int open_bounded(const std::string& path, const std::string& who, uint64_t max_bytes, uint64_t* size);
 
+// A file opened with open_bounded's checks, read at offsets, closed when it goes out of scope:
+// the one place for the pread loop (retried on EINTR and short reads) that read_file, the IDX
+// loader, file digests and ONNX external data share. read_at refuses with maroon::FormatError
+// naming `who` and the path: "read failed: <reason>", or "shrank while being read" when the file
+// ends before the bytes asked for (it changed size since it was opened).
+class BoundedFile {
+ public:
+  BoundedFile(const std::string& path, std::string who, uint64_t max_bytes = max_file_bytes());
+  ~BoundedFile();
+  BoundedFile(const BoundedFile&) = delete;
+  BoundedFile& operator=(const BoundedFile&) = delete;
+
+  uint64_t size() const { return size_; }
+  void read_at(void* to, size_t n, uint64_t at) const;
+  // Hands the descriptor to a caller that closes it (the ONNX loader's protobuf stream).
+  int release();
+
+ private:
+  std::string path_, who_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
 // Throws maroon::Error naming `who` and the path unless a file could be created at `path` now:
 // its directory exists and is writable, and `path` is not a directory. Called before long work
 // starts, so a read-only or missing output location is reported before training, not after.

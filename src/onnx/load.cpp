@@ -224,9 +224,8 @@ Model load(const std::string& path) {
   // io's bounded open: a regular file within MAROON_MAX_FILE_BYTES (a FIFO or /dev/zero is
   // refused, never read for ever), under OnnxError like every other refusal here.
   int fd = -1;
-  uint64_t size = 0;
   try {
-    fd = io::open_bounded(path, "[onnx] model", io::max_file_bytes(), &size);
+    fd = io::BoundedFile(path, "[onnx] model").release();
   } catch (const FormatError& e) {
     throw OnnxError(e.what());
   }

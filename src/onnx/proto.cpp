@@ -5,9 +5,7 @@
 // outside the model's folder) is refused with the tensor's name and the fact that is wrong.
 #include "onnx/proto.h"
 
-#include <unistd.h>
 
-#include <cerrno>
 #include <filesystem>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -131,32 +129,21 @@ std::string external_bytes(const ::onnx::TensorProto& t, const std::string& base
     throw OnnxError(where + ": external data location '" + location + "' resolves outside the model's folder");
   // io's bounded open: a regular file (a FIFO named as external data would block an ifstream for
   // ever) within MAROON_MAX_FILE_BYTES.
-  uint64_t file_size = 0;
-  int fd = -1;
   try {
-    fd = io::open_bounded(full.string(), where + ": external data", io::max_file_bytes(), &file_size);
-  } catch (const FormatError& e) {
+    io::BoundedFile f(full.string(), where + ": external data");
+    int64_t size = static_cast<int64_t>(f.size());
+    if (offset < 0 || offset > size || length < -1 || (length >= 0 && length > size - offset))
+      throw OnnxError(where + ": external data offset " + std::to_string(offset) + " length " + std::to_string(length) +
+                      " lies outside '" + location + "' (" + std::to_string(size) + " bytes)");
+    if (length < 0) length = size - offset;
+    std::string out(static_cast<size_t>(length), '\0');
+    f.read_at(out.data(), out.size(), static_cast<uint64_t>(offset));
+    return out;
+  } catch (const OnnxError&) {
+    throw;
+  } catch (const FormatError& e) {  // io's refusals, under OnnxError like every other here
     throw OnnxError(e.what());
   }
-  int64_t size = static_cast<int64_t>(file_size);
-  if (offset < 0 || offset > size || length < -1 || (length >= 0 && length > size - offset)) {
-    ::close(fd);
-    throw OnnxError(where + ": external data offset " + std::to_string(offset) + " length " + std::to_string(length) +
-                    " lies outside '" + location + "' (" + std::to_string(size) + " bytes)");
-  }
-  if (length < 0) length = size - offset;
-  std::string out(static_cast<size_t>(length), '\0');
-  for (int64_t got = 0; got < length;) {
-    ssize_t r = ::pread(fd, out.data() + got, static_cast<size_t>(length - got), offset + got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      ::close(fd);
-      throw OnnxError(where + ": reading external data '" + location + "' failed");
-    }
-    got += r;
-  }
-  ::close(fd);
-  return out;
 }
 
 }  // namespace

@@ -1,10 +1,8 @@
 // SHA-256 of bytes, files and realized nodes (see digest.h).
 #include "verify/digest.h"
 
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <memory>
 
@@ -144,25 +142,15 @@ Digest tensor_digest(const Tensor& t) { return node_digest(realized(t)); }
 // per 4 KB (13K, ~150 ms on the 2-vCPU VM, where a fault costs ~11 us). The same bytes, the same
 // digest; a file that changes size while read is refused as read_file refuses it.
 Digest file_digest(const std::string& path, const std::string& who) {
-  uint64_t size = 0;
-  int fd = io::open_bounded(path, who, io::max_file_bytes(), &size);
+  io::BoundedFile f(path, who);
   std::unique_ptr<uint8_t[]> buf(new uint8_t[size_t{1} << 20]);
   Hasher h;
-  uint64_t got = 0;
-  std::string failure;
-  while (got < size) {
-    size_t want = static_cast<size_t>(std::min<uint64_t>(size - got, uint64_t{1} << 20));
-    ssize_t r = ::read(fd, buf.get(), want);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      failure = r < 0 ? std::string("read failed: ") + std::strerror(errno) : "shrank while being read";
-      break;
-    }
-    h.update(buf.get(), static_cast<size_t>(r));
-    got += static_cast<uint64_t>(r);
+  for (uint64_t got = 0; got < f.size();) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(f.size() - got, uint64_t{1} << 20));
+    f.read_at(buf.get(), n, got);
+    h.update(buf.get(), n);
+    got += n;
   }
-  ::close(fd);
-  if (!failure.empty()) throw FormatError(who + " '" + path + "': " + failure);
   return h.finish();
 }
 

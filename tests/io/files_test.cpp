@@ -115,3 +115,50 @@ TEST(ReadFile, RefusesFilesOverTheCap) {
   }
   fs::remove_all(d);
 }
+
+TEST(BoundedFile, ReadsAtOffsetsAndRefusesAFileThatShrank) {
+  fs::path d = scratch("bounded");
+  std::string p = (d / "b").string();
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes.push_back(static_cast<char>(i * 7));
+  io::write_file_atomic(p, bytes, "[test]");
+  io::BoundedFile f(p, "[test]");
+  ASSERT_EQ(f.size(), bytes.size());
+  std::string got(100, '\0');
+  f.read_at(got.data(), got.size(), 4900);
+  EXPECT_EQ(got, bytes.substr(4900));
+  f.read_at(got.data(), 0, 5000);  // nothing to read at the end: no error
+  ASSERT_EQ(::truncate(p.c_str(), 4950), 0);
+  try {
+    f.read_at(got.data(), got.size(), 4900);
+    ADD_FAILURE() << "read past the end of a file that shrank";
+  } catch (const FormatError& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("shrank while being read"), std::string::npos) << w;
+    EXPECT_NE(w.find(p), std::string::npos) << w;
+  }
+  fs::remove_all(d);
+}
+
+TEST(BoundedFile, ClosesItsDescriptorUnlessReleased) {
+  fs::path d = scratch("release");
+  std::string p = (d / "r").string();
+  io::write_file_atomic(p, "abc", "[test]");
+  int fd;
+  {
+    io::BoundedFile f(p, "[test]");
+    fd = f.release();
+  }
+  char c;
+  EXPECT_EQ(::pread(fd, &c, 1, 1), 1) << "release() must hand the descriptor over open";
+  EXPECT_EQ(c, 'b');
+  ::close(fd);
+  size_t before = entries("/proc/self/fd");
+  {
+    io::BoundedFile f(p, "[test]");
+    EXPECT_EQ(entries("/proc/self/fd"), before + 1);
+  }
+  EXPECT_EQ(entries("/proc/self/fd"), before) << "the descriptor leaked";
+  EXPECT_THROW(io::BoundedFile("/dev/zero", "[test]"), FormatError);
+  fs::remove_all(d);
+}
