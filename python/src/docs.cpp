@@ -11,13 +11,23 @@
 namespace maroon::py_bind {
 
 void bind_docs(py::module_& m) {
-  m.def("_set_builtin_doc", [](py::handle f, const std::string& text) {
+  m.def("_set_builtin_doc", [](py::handle f, std::string text) {
     PyObject* fn = f.ptr();
     if (PyInstanceMethod_Check(fn)) fn = PyInstanceMethod_GET_FUNCTION(fn);
-    if (!PyCFunction_Check(fn)) throw py::type_error("_set_builtin_doc: not a compiled function");
-    // pybind11 owns ml_doc (it strdup'ed the generated signature there and frees it with the
-    // function), so the replacement is malloc'ed too and the old text freed here.
-    PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(fn)->m_ml;
+    PyMethodDef* def = nullptr;
+    if (PyCFunction_Check(fn)) {
+      def = reinterpret_cast<PyCFunctionObject*>(fn)->m_ml;
+    } else if (Py_IS_TYPE(fn, &PyMethodDescr_Type)) {  // fast_methods.h's descriptors
+      def = reinterpret_cast<PyMethodDescrObject*>(fn)->d_method;
+      // A descriptor has no __self__ of its own: "$self" tells inspect to drop self from the
+      // bound method's signature (x.sum), as it does for pybind11's bound methods.
+      size_t open = text.find('(');
+      if (open != std::string::npos && text.compare(open + 1, 4, "self") == 0) text.insert(open + 1, "$");
+    } else {
+      throw py::type_error("_set_builtin_doc: not a compiled function");
+    }
+    // ml_doc is malloc'ed (pybind11 strdup'ed its generated signature there and frees it with
+    // the function; def_descriptor strdup's its own), so the replacement is too, the old freed.
     char* old = const_cast<char*>(def->ml_doc);
     def->ml_doc = strdup(text.c_str());
     std::free(old);

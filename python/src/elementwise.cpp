@@ -1,14 +1,12 @@
 // Elementwise methods and Python's operators. A Python scalar on either side stays weak
 // (int8_tensor * 300 stays int8), as a tinygrad literal does.
-#include <cxxabi.h>
-
 #include <array>
 #include <cstring>
-#include <deque>
 #include <string>
 #include <utility>
 
 #include "bind.h"
+#include "fast_methods.h"
 
 namespace maroon::py_bind {
 
@@ -71,37 +69,18 @@ const BinaryOp& op_named(const std::string& name) {
   throw std::logic_error("no binary op " + name);
 }
 
-// Python's binary operators (a + b, a * b, a < b, ...) are the most frequent calls from Python:
-// one per op of every expression. pybind11's dispatcher spends two heap blocks on each (its
-// argument vectors) plus an overload walk and keyword handling; they are CPython method
-// descriptors with METH_O instead (how CPython's own types define methods), running the same
-// code as before: binary() above, NotImplemented for an operand type it does not take, and
-// pybind11's exception translators for errors (so ShapeError etc. reach Python as they did).
-PyObject* translate_current_exception() {
-  auto& local = py::detail::get_local_internals().registered_exception_translators;
-  if (py::detail::apply_exception_translators(local)) return nullptr;
-  auto& global = py::detail::get_internals().registered_exception_translators;
-  if (py::detail::apply_exception_translators(global)) return nullptr;
-  PyErr_SetString(PyExc_SystemError, "Exception escaped from default exception translator!");
-  return nullptr;
-}
-
+// Python's binary operators (a + b, a * b, a < b, ...), one call per op of every expression:
+// METH_O descriptors (fast_methods.h) running binary() above, NotImplemented for an operand type
+// it does not take.
 template <size_t I, bool Reverse>
 PyObject* operator_slot(PyObject* self, PyObject* other) {
-  try {
+  return call_guarded([&]() -> PyObject* {
     py::handle b(other);
     if (!is_operand(b)) return Py_NewRef(Py_NotImplemented);
     const Tensor& a = py::handle(self).cast<const Tensor&>();
     const BinaryOp& op = kBinary[I];
     return py::cast(binary(a, b, Reverse, op.name, op.ft, op.fs)).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-    return nullptr;
-  } catch (abi::__forced_unwind&) {  // thread cancellation must unwind on, as in pybind11
-    throw;
-  } catch (...) {
-    return translate_current_exception();
-  }
+  });
 }
 
 template <size_t... I>
@@ -116,14 +95,8 @@ constexpr size_t kBinaryCount = sizeof(kBinary) / sizeof(kBinary[0]);
 void def_operator(py::class_<Tensor>& t, const char* dunder, const char* op_name, bool reverse) {
   static constexpr auto slots = operator_slots(std::make_index_sequence<kBinaryCount>{});
   const size_t i = static_cast<size_t>(&op_named(op_name) - kBinary);
-  // The method table entries live as long as the type (never freed, as CPython's static ones).
-  static std::deque<PyMethodDef> defs;
-  const char* name = strdup(dunder);
-  const char* doc = strdup((std::string(dunder) + "(self: maroon._maroon.Tensor, arg0: object) -> object\n").c_str());
-  defs.push_back({name, slots[i + (reverse ? kBinaryCount : 0)], METH_O, doc});
-  PyObject* d = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(t.ptr()), &defs.back());
-  if (!d) throw py::error_already_set();
-  t.attr(dunder) = py::reinterpret_steal<py::object>(d);
+  def_descriptor(t, dunder, slots[i + (reverse ? kBinaryCount : 0)], METH_O,
+                 std::string(dunder) + "(self: maroon._maroon.Tensor, arg0: object) -> object\n");
 }
 
 void def_inplace(py::class_<Tensor>& t, const char* dunder, const char* op_name) {

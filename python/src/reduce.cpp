@@ -1,5 +1,6 @@
 // Reductions, scans and sorting, with tinygrad's axis=None|int|tuple and keepdim arguments.
 #include "bind.h"
+#include "fast_methods.h"
 
 namespace maroon::py_bind {
 
@@ -17,6 +18,14 @@ void check_0d_axis(const Tensor& x, int64_t axis, const char* op) {
     throw IndexError(std::string("[") + op + "] dim " + std::to_string(axis) + " is out of range [-1, 0]");
 }
 
+// x.sum() without arguments, the common call (a loss, a small op): no pybind11 dispatch.
+PyObject* sum_all(PyObject* self) {
+  return call_guarded([&] {
+    const Tensor& x = py::handle(self).cast<const Tensor&>();
+    return py::cast(x.sum(axis_arg(py::none()), false, std::nullopt)).release().ptr();
+  });
+}
+
 }  // namespace
 
 void bind_reduce(py::class_<Tensor>& t) {
@@ -24,6 +33,7 @@ void bind_reduce(py::class_<Tensor>& t) {
   auto kd = py::arg("keepdim") = false;
   t.def("sum", [](const Tensor& x, const py::object& a, bool k, const py::object& d) { return x.sum(axis_arg(a), k, dtype_arg(d)); },
         ax, kd, py::arg("dtype") = py::none());
+  def_fast_noargs(t, "sum", &sum_all);
   t.def("prod", [](const Tensor& x, const py::object& a, bool k, const py::object& d) { return x.prod(axis_arg(a), k, dtype_arg(d)); },
         ax, kd, py::arg("dtype") = py::none());
 #define MAROON_REDUCE(name) \

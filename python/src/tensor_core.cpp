@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "bind.h"
+#include "fast_methods.h"
 #include "maroon/read.h"
 
 namespace maroon::py_bind {
@@ -162,6 +163,11 @@ py::object item_of(const Tensor& x) {
   }
 }
 
+// x.item(), the per-step read of a loss: a METH_NOARGS descriptor, no pybind11 dispatch.
+PyObject* item_descr(PyObject* self, PyObject*) {
+  return call_guarded([&] { return item_of(py::handle(self).cast<const Tensor&>()).release().ptr(); });
+}
+
 }  // namespace
 
 void bind_tensor_core(py::class_<Tensor>& t) {
@@ -203,6 +209,7 @@ void bind_tensor_core(py::class_<Tensor>& t) {
   }, py::arg("dtype") = py::none());
   t.def("tolist", [](const Tensor& x) { return to_numpy(x).attr("tolist")(); });
   t.def("item", &item_of);
+  def_descriptor(t, "item", &item_descr, METH_NOARGS, py::str(t.attr("item").attr("__doc__")));
   t.def("data", [](const Tensor& x) { return py::memoryview(to_numpy(x).attr("reshape")(-1)); });
   t.def("realize", [](Tensor& x, const py::args& others) {
     // Handles of their own on the nodes, then the graphs run without the GIL (to_numpy too).
