@@ -22,6 +22,8 @@ int64_t matmul_column_splits() { return g_column_splits.load(); }
 
 std::atomic<int64_t> g_transposed_b_panels{0};  // counted by pack_b_panels (gemm_pack.h)
 int64_t gemm_transposed_b_panels() { return g_transposed_b_panels.load(); }
+std::atomic<int64_t> g_row_a_panels{0};  // counted by pack_a_panel (gemm_pack.h)
+int64_t gemm_row_a_panels() { return g_row_a_panels.load(); }
 
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp) {
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;

@@ -5,6 +5,7 @@
 // groups, float64, the rounding modes and special values.
 #include <gtest/gtest.h>
 
+#include "cpu/gemm.h"
 #include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -109,6 +110,21 @@ TEST(CpuConvGradients, LongWeightGradientSplitIntoColumnTasks) {
     const int64_t splits = cpu::matmul_column_splits();
     check(describe(c, DType::Float32, r), [&] { return gradients(c, DType::Float32, r, false); });
     EXPECT_GT(cpu::matmul_column_splits(), splits) << describe(c, DType::Float32, r) << " was not split";
+  }
+  check(describe(c, DType::Float32, Round::NearestEven) + " with inf and NaN",
+        [&] { return gradients(c, DType::Float32, Round::NearestEven, true); });
+}
+
+// A weight gradient computed transposed (rows (cin, ky, kx), 200 of them; k the 1,600 positions)
+// packs its windows a panel of 12 rows at a time, each row read through its own pointer, at most
+// 5 of them adjacent (src/cpu/gemm_pack.h): every run takes that path.
+TEST(CpuConvGradients, WeightGradientPanelsPackedRowByRow) {
+  const Conv c{"weight gradient of 8->4 5x5 on 24x24, batch 4", 4, 8, 4, 24, 24, 5, 5, {1}, {1}, {0}};
+  for (Round r : {Round::NearestEven, Round::Down}) {
+    const int64_t rows = cpu::gemm_row_a_panels();
+    const int compared = g_runs;
+    check(describe(c, DType::Float32, r), [&] { return gradients(c, DType::Float32, r, false); });
+    EXPECT_GE(cpu::gemm_row_a_panels() - rows, g_runs - compared) << describe(c, DType::Float32, r) << ": not row by row";
   }
   check(describe(c, DType::Float32, Round::NearestEven) + " with inf and NaN",
         [&] { return gradients(c, DType::Float32, Round::NearestEven, true); });

@@ -198,5 +198,57 @@ TEST(CpuBackend, MatmulEpilogueIsOneKernel) {
   EXPECT_EQ(cpu::matmul_epilogue_runs(), before + 2);
 }
 
+
+// ReLU's gradient compares ReLU's output, not its input (src/core/gradient.cpp,
+// where_condition): a conv + bias + ReLU that the forward pass realized (as batchnorm's running
+// statistics realize beautiful_mnist's) is not computed again for the backward pass. The
+// gradients equal the reference's and the epilogue runs once per backend run, the forward's
+// (twice if the backward computed conv + bias again).
+TEST(CpuBackend, ReluGradientDoesNotComputeTheConvAgain) {
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string what = "conv2d + bias, relu realized, then its gradients " + std::string(dtype_name(d));
+    const int64_t before = cpu::matmul_epilogue_runs();
+    const int runs = g_runs;
+    check(what, [&] {
+      Tensor x = data(d, {2, 4, 7, 9}, 70, true), w = data(d, {6, 4, 3, 3}, 71);
+      Tensor b = data(d, {6}, 72, true);
+      Tensor y = x.conv2d(w, b).relu();
+      y.realize();
+      (y * data(d, y.shape(), 73, true)).sum().backward();
+      return x.grad()->flatten().cat({w.grad()->flatten(), b.grad()->flatten()});
+    });
+    EXPECT_EQ(cpu::matmul_epilogue_runs() - before, g_runs - runs)
+        << what << ": one epilogue per run (the forward's) expected; more means the backward computed conv + bias again";
+  }
+}
+
+// The rewrite against the gradient's definition: where(k < x, x, z) passes g where k < x and
+// +0 elsewhere, for x with NaN, infinities, signed zeros and subnormals. It reads the output
+// only where k and z are one constant (k < z false); where(0 < x, x, 0.5) must keep comparing
+// x (its output 0.5 is above 0 where x is not).
+TEST(CpuBackend, ReluGradientBitsAreTheDefinition) {
+  for (DType d : {DType::Float32, DType::Float64})
+    for (double k : {0.0, 1.0})
+      for (double z : {0.0, 1.0, 0.5, -0.0}) {
+        const std::string what = std::string(dtype_name(d)) + " where(" + std::to_string(k) + " < x, x, " +
+                                 std::to_string(z) + ")";
+        Tensor x = data(d, {300}, 80, true), g = data(d, {300}, 81);  // g: no NaN (g * 1 is g)
+        const std::vector<uint64_t> xb = x.bits(), gb = g.bits();
+        Tensor kk = Tensor::full({}, k, d);
+        std::vector<uint64_t> want(xb.size());
+        const std::vector<uint64_t> lt = prim::cmplt(kk, x).bits();  // k < x, as the op defines it
+        for (size_t i = 0; i < want.size(); ++i) want[i] = lt[i] ? gb[i] : 0;
+        BackendSettings keep;
+        for (Backend be : {Backend::Ref, Backend::Cpu}) {
+          set_backend(be);
+          Tensor xi = tensor_of_bits(xb, {300}, d);
+          Tensor y = prim::where(prim::cmplt(Tensor::full({}, k, d), xi), xi, Tensor::full({}, z, d));
+          y.realize();
+          (y * tensor_of_bits(gb, {300}, d)).sum().backward();
+          EXPECT_EQ(xi.grad()->bits(), want) << what << (be == Backend::Ref ? " (reference)" : " (cpu)");
+        }
+      }
+}
+
 }  // namespace
 }  // namespace maroon::test
