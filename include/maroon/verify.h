@@ -187,6 +187,12 @@ struct RunOptions {
   // thread on a 2-vCPU EPYC: 1.02-1.05x the plain step's time on the loop's thread instead of
   // 1.15-1.24x; docs/verify.md §11). Caches only: the commitments are the same either way.
   bool evict = true;
+  // With `background`: who hashes. Auto: the thread pool's first worker in its idle time (and the
+  // loop when it falls behind) where the pool's threads leave no core free, i.e. num_threads() + 1
+  // is more than the cores this process may run on; else a thread of its own. Which thread hashes
+  // changes no byte of the commitments or the record.
+  enum class Hashing { Auto, Thread, Pool };
+  Hashing hashing = Hashing::Auto;
 };
 
 // What a user's training loop calls: commits every step's state, writes checkpoints and the
@@ -213,6 +219,9 @@ class Run {
   RunRecord train(const std::function<std::optional<float>(int64_t)>& step_fn);
   const Digest& job_digest() const;
   const StateBinding& binding() const;
+  // Who hashes after begin() (RunOptions::hashing resolved): Thread or Pool; Auto when the run
+  // hashes inline (`background` off).
+  RunOptions::Hashing hashing() const;
   // The commitments so far (waits for the background thread).
   std::vector<Digest> commitments();
 
