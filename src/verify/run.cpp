@@ -15,6 +15,10 @@
 // caller waits for that worker (the 2-thread epoch was slower than the 1-thread one). There the
 // hashing is "pooled" instead: the pool's first worker hashes 32 KB pieces whenever it has no
 // task (cpu::set_idle_work), and the loop hashes too when more than kPooledUnhashed states wait.
+// But beside a busy process the OS shares the cores per runnable thread, and there a hashing
+// thread wins the process a larger share (hashing.h): Auto then has both, and chooses per state
+// from the process's CPU share (CpuShare) which of them hashes it; they hash the same pieces of
+// the same states in order, so the choice changes no byte.
 #include <condition_variable>
 #include <chrono>
 #include <cstdio>
@@ -24,14 +28,11 @@
 #include <mutex>
 #include <thread>
 
-#if defined(__linux__)
-#include <sched.h>
-#endif
-
 #include "cpu/threads.h"
 #include "io/files.h"
 #include "maroon/backend.h"
 #include "verify/digest.h"
+#include "verify/hashing.h"
 #include "verify/state.h"
 
 namespace maroon::verify {
@@ -46,20 +47,13 @@ constexpr auto kPollFor = std::chrono::milliseconds(25);
 // Pooled hashing: a piece is ~20 us of SHA-256 on the 2-vCPU EPYC (1.5 GB/s), the longest a
 // region waits for the worker; past kPooledUnhashed states not yet hashed the loop helps.
 constexpr size_t kPiece = size_t{32} << 10;
+// A hashing thread's pieces: hashed while in its core's L2, then evicted (as commitment_evicting).
+constexpr size_t kThreadPiece = size_t{64} << 10;
 constexpr int64_t kPooledUnhashed = 3;
 // From this many states not yet hashed (the worker is a step behind) its pieces are urgent.
 constexpr int64_t kPooledUrgent = 2;
 
-// The cores this process may run on.
-int usable_cores() {
-#if defined(__linux__)
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-#endif
-  const unsigned hc = std::thread::hardware_concurrency();
-  return hc ? static_cast<int>(hc) : 1;
-}
-
+// Whether the pool's idle time may hash: Pool, or Auto where the pool's threads leave no core free.
 bool pool_hashing(RunOptions::Hashing h) {
   if (h != RunOptions::Hashing::Auto) return h == RunOptions::Hashing::Pool;
   return num_threads() >= 2 && num_threads() + 1 > usable_cores();
@@ -124,6 +118,11 @@ struct Run::Impl {
     std::unique_ptr<PieceHasher> h;  // reads f
   };
   bool pooled = false;  // until shutdown()
+  // Auto with the pool's idle time: a hashing thread too, and per state, who hashes it.
+  bool switching = false;
+  std::atomic<bool> to_thread{false};  // written under mu
+  std::optional<CpuShare> share;
+  std::function<bool(int64_t)> forced;  // hashing_override() at begin()
   RunOptions::Hashing mode = RunOptions::Hashing::Auto;  // what begin() chose
   std::mutex hash_mu;
   std::optional<Hashing> cur;  // under hash_mu
@@ -252,7 +251,7 @@ struct Run::Impl {
   // One piece of pooled hashing (freezing a state counts as one): kNone when no state waits,
   // kTaken when another thread holds the hashing.
   enum Piece { kNone, kMore, kTaken };
-  Piece hash_piece() {
+  Piece hash_piece(size_t budget, std::atomic<int64_t>& count) {
     std::unique_lock<std::mutex> hl(hash_mu, std::try_to_lock);
     if (!hl.owns_lock()) return kTaken;
     if (!cur) {
@@ -265,7 +264,8 @@ struct Run::Impl {
     }
     std::exception_ptr failed;
     try {
-      if (!cur->skip && !advance(*cur)) return kMore;
+      count.fetch_add(1, std::memory_order_relaxed);
+      if (!cur->skip && !advance(*cur, budget)) return kMore;
     } catch (...) {
       failed = std::current_exception();
     }
@@ -281,21 +281,22 @@ struct Run::Impl {
 
   // The pool's idle worker's piece.
   cpu::IdleWork idle_piece() {
-    const Piece r = hash_piece();
+    if (to_thread.load(std::memory_order_relaxed)) return cpu::IdleWork::kNone;  // until idle_work_ready()
+    const Piece r = hash_piece(kPiece, hashing_counts().idle);
     if (r == kNone) return cpu::IdleWork::kNone;
     std::lock_guard<std::mutex> lk(mu);
     return unhashed >= kPooledUrgent ? cpu::IdleWork::kUrgent : cpu::IdleWork::kMore;
   }
 
   // The next piece of `s`; true once it is hashed and recorded.
-  bool advance(Hashing& s) {
+  bool advance(Hashing& s, size_t budget) {
     if (!s.h) {
       check_order(s.p.step);
       s.f = freeze_realized(s.p.state);
       s.h = std::make_unique<PieceHasher>(s.f, evicting(s.p.step));
       return false;
     }
-    if (!s.h->piece(kPiece)) return false;
+    if (!s.h->piece(budget)) return false;
     record_state(s.p.step, std::move(s.f), s.p.loss, s.h->finish());
     return true;
   }
@@ -309,9 +310,38 @@ struct Run::Impl {
         std::lock_guard<std::mutex> lk(mu);
         if (error || !behind()) return;
       }
-      if (hash_piece() != kTaken) continue;
+      if (hash_piece(kPiece, hashing_counts().loop) != kTaken) continue;
       std::unique_lock<std::mutex> lk(mu);
       cv.wait_for(lk, std::chrono::milliseconds(1), [&] { return error || !behind(); });
+    }
+  }
+
+  // The hashing thread where Auto switches: hashes pieces while states wait and they are its (as
+  // loop() polls, then sleeps, while none wait; sleeps while they are the pool's).
+  void piece_loop() {
+    std::unique_lock<std::mutex> lk(mu);
+    auto last = std::chrono::steady_clock::now();
+    while (!stop) {
+      if (!to_thread || unhashed == 0) {
+        if (to_thread && std::chrono::steady_clock::now() - last < kPollFor) {
+          lk.unlock();
+          std::this_thread::sleep_for(kPoll);
+          lk.lock();
+          continue;
+        }
+        sleeping = true;
+        cv.wait(lk, [&] { return stop || (to_thread && unhashed > 0); });
+        sleeping = false;
+        continue;
+      }
+      lk.unlock();
+      Piece r;
+      auto& count = hashing_counts().thread;
+      while ((r = hash_piece(kThreadPiece, count)) == kMore && to_thread.load(std::memory_order_relaxed)) {
+      }
+      if (r == kTaken) std::this_thread::sleep_for(kPoll);  // the idle worker or the loop ends a piece
+      lk.lock();
+      last = std::chrono::steady_clock::now();
     }
   }
 
@@ -328,15 +358,28 @@ struct Run::Impl {
 
   void enqueue(Pending p) {
     if (pooled) {
+      // Where Auto switches: a thread hashes this state while the process is short of cores.
+      const bool thread = switching && (forced ? forced(p.step) : share->short_of_cores());
+      bool wake;
       {
         std::lock_guard<std::mutex> lk(mu);
         if (error) std::rethrow_exception(error);
         pending_bytes += p.bytes;
         ++unhashed;
         queue.push_back(std::move(p));
+        to_thread = thread;
+        wake = thread && sleeping;
       }
-      cpu::idle_work_ready();
-      help_while([&] { return unhashed > kPooledUnhashed; });
+      if (wake) cv.notify_all();
+      if (thread) hashing_counts().to_thread.fetch_add(1, std::memory_order_relaxed);
+      if (!thread) {
+        cpu::idle_work_ready();
+        help_while([&] { return unhashed > kPooledUnhashed; });
+        return;
+      }
+      // As with a thread of its own: the loop waits only while the states wait past kPendingBytes.
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return queue.size() < 3 || pending_bytes <= kPendingBytes || error; });
       return;
     }
     if (!o.background) {
@@ -458,8 +501,16 @@ void Run::begin() {
   if (m.o.background) {
     m.writer = std::thread([&m] { m.write_loop(); });
     m.pooled = pool_hashing(m.o.hashing) && cpu::set_idle_work([&m] { return m.idle_piece(); });
-    if (!m.pooled) m.worker = std::thread([&m] { m.loop(); });
-    m.mode = m.pooled ? RunOptions::Hashing::Pool : RunOptions::Hashing::Thread;
+    m.forced = hashing_override();  // a test's: Pool switches too, on any machine
+    m.switching = m.pooled && (m.o.hashing == RunOptions::Hashing::Auto || m.forced);
+    if (m.switching) {
+      m.share.emplace(usable_cores());
+      m.worker = std::thread([&m] { m.piece_loop(); });
+    } else if (!m.pooled) {
+      m.worker = std::thread([&m] { m.loop(); });
+    }
+    m.mode = m.switching ? RunOptions::Hashing::Auto
+                         : m.pooled ? RunOptions::Hashing::Pool : RunOptions::Hashing::Thread;
   }
   if (m.o.resume.empty()) m.commit(std::nullopt);  // the initial state: step 0, a checkpoint
 }

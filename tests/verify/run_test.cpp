@@ -9,6 +9,7 @@
 #include "maroon/backend.h"
 
 #include "io/files.h"
+#include "verify/hashing.h"
 #include "job.h"
 
 using namespace maroon;
@@ -265,6 +266,54 @@ TEST(VerifyRun, PooledHashingLoopHashesWhenTheWorkerCannot) {
   EXPECT_FALSE(timed_out.load()) << "the loop did not hash while the worker was held";
   EXPECT_EQ(h.took, RunOptions::Hashing::Pool);
   expect_same_records(h, in, "worker held");
+}
+
+// Where the run chooses per state who hashes it (Auto beside a busy process), states handed to
+// the thread and to the pool's idle time by turns, switched mid-run both ways and mid-backlog,
+// give the inline run's record bit for bit; the thread and the pool's side each hashed pieces.
+TEST(VerifyRun, SwitchingHashingGivesTheInlineRecordBitForBit) {
+  RunThreadsGuard g;
+  std::string dir = verifytest::scratch("switching");
+  set_num_threads(2);
+  Hashed in = run_hashing(dir + "/in.run.json", RunOptions::Hashing::Auto, false, 11, 3);
+  struct Schedule {
+    const char* name;
+    std::function<bool(int64_t)> to_thread;
+  };
+  for (const Schedule& sc : {Schedule{"alternate", [](int64_t s) { return s % 2 == 1; }},
+                             Schedule{"runs", [](int64_t s) { return (s / 3) % 2 == 0; }},
+                             Schedule{"thread_then_pool", [](int64_t s) { return s < 6; }}}) {
+    for (int threads : {2, 3}) {
+      set_num_threads(threads);
+      HashingCounts& c = hashing_counts();
+      const int64_t t0 = c.thread.load(), p0 = c.idle.load() + c.loop.load(), s0 = c.to_thread.load();
+      int64_t handed = 0;
+      for (int64_t s = 0; s <= 11; ++s) handed += sc.to_thread(s);
+      set_hashing_override(sc.to_thread);
+      std::string rec = dir + "/" + sc.name + std::to_string(threads) + ".run.json";
+      Hashed h = run_hashing(rec, RunOptions::Hashing::Pool, true, 11, 3);
+      set_hashing_override(nullptr);
+      EXPECT_EQ(h.took, RunOptions::Hashing::Auto) << rec;  // chose per state
+      EXPECT_EQ(c.to_thread.load() - s0, handed) << rec << ": the states handed to the thread";
+      EXPECT_GT(c.thread.load(), t0) << rec << ": the thread hashed nothing";
+      EXPECT_GT(c.idle.load() + c.loop.load(), p0) << rec << ": the pool's side hashed nothing";
+      expect_same_records(h, in, rec);
+      for (auto& ck : h.whole.checkpoints)
+        EXPECT_EQ(sha256(io::read_file(resolve(rec, ck.path), "test")), h.whole.states.at(ck.step)) << ck.path;
+    }
+  }
+}
+
+// CpuShare: a process that slept through a window got less than its cores; with no cores to
+// miss, it never is short.
+TEST(VerifyRun, CpuShareSeesAProcessShortOfCores) {
+  CpuShare two(2), none(0);
+  EXPECT_FALSE(two.short_of_cores());  // the first call starts a window
+  EXPECT_FALSE(none.short_of_cores());
+  std::this_thread::sleep_for(CpuShare::kWindow + std::chrono::milliseconds(10));
+  EXPECT_TRUE(two.short_of_cores()) << two.last_share();
+  EXPECT_LT(two.last_share(), 1.6);
+  EXPECT_FALSE(none.short_of_cores());
 }
 
 TEST(VerifyRun, MlpResumesExactlyFromEveryCheckpoint) { expect_exact_resume("mlp", 8, 9, 3, {0, 3, 6}); }
