@@ -187,6 +187,15 @@ struct RunOptions {
   // thread on a 2-vCPU EPYC: 1.02-1.05x the plain step's time on the loop's thread instead of
   // 1.15-1.24x; docs/verify.md §11). Caches only: the commitments are the same either way.
   bool evict = true;
+  // With `background`: who hashes. Auto: the thread pool's first worker in its idle time (and the
+  // loop when it falls behind) where the pool's threads leave no core free, i.e. num_threads() + 1
+  // is more than the cores this process may run on, while the process gets about all of them;
+  // there a hashing thread as well, which hashes the states committed while a busy process takes
+  // part of the cores (the process's CPU share over the last 50 ms is short of them by 0.4 or more:
+  // one more runnable thread, a larger share). Else a thread of its own. Which thread hashes
+  // changes no byte of the commitments or the record.
+  enum class Hashing { Auto, Thread, Pool };
+  Hashing hashing = Hashing::Auto;
 };
 
 // What a user's training loop calls: commits every step's state, writes checkpoints and the
@@ -213,6 +222,9 @@ class Run {
   RunRecord train(const std::function<std::optional<float>(int64_t)>& step_fn);
   const Digest& job_digest() const;
   const StateBinding& binding() const;
+  // Who hashes after begin() (RunOptions::hashing resolved): Thread or Pool; Auto when the run
+  // hashes inline (`background` off) or chooses per state between the two.
+  RunOptions::Hashing hashing() const;
   // The commitments so far (waits for the background thread).
   std::vector<Digest> commitments();
 

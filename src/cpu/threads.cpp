@@ -138,6 +138,30 @@ class Pool {
     if (error) std::rethrow_exception(error);
   }
 
+  // Starts the first worker if need be and installs `piece` as its idle work.
+  bool set_idle(std::function<IdleWork()> piece, int threads) {
+    {
+      std::lock_guard<std::mutex> lock(run_mu_);
+      ensure_workers(threads - 1);
+    }
+    std::lock_guard<std::mutex> g(idle_mu_);
+    if (idle_) return false;  // another's
+    idle_ = std::move(piece);
+    return true;
+  }
+  void clear_idle() {
+    std::lock_guard<std::mutex> g(idle_mu_);  // a piece in progress holds it
+    idle_ = nullptr;
+    idle_ready_.store(0, std::memory_order_relaxed);
+  }
+  void idle_ready() {
+    {
+      std::lock_guard<std::mutex> g(mu_);  // a worker about to sleep sees it (as a new region)
+      idle_ready_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (sleepers_.load(std::memory_order_relaxed) > 0) cv_.notify_all();
+  }
+
  private:
   static constexpr uint64_t kCount = (uint64_t{1} << 32) - 1;  // workers inside the region
   static constexpr uint64_t kOpen = uint64_t{1} << 32;         // tasks may still be unclaimed
@@ -207,18 +231,58 @@ class Pool {
     }
   }
 
+  bool idle_due() const { return idle_ready_.load(std::memory_order_relaxed) != 0; }
+
+  // One piece of the idle work; once it says none is left, the worker stops asking until
+  // idle_ready() (unless that came while the piece ran).
+  void run_idle_piece() {
+    uint64_t seen = idle_ready_.load(std::memory_order_relaxed);
+    IdleWork w = IdleWork::kNone;
+    {
+      std::lock_guard<std::mutex> g(idle_mu_);
+      try {
+        if (idle_) w = idle_();
+      } catch (...) {  // the piece's owner reports its own errors; a stray one ends the work
+      }
+    }
+    idle_urgent_ = w == IdleWork::kUrgent;
+    if (w == IdleWork::kNone) idle_ready_.compare_exchange_strong(seen, 0, std::memory_order_relaxed);
+  }
+
+  // Spins until a new region (true), or until kSpin has passed with neither a region nor idle
+  // work (false). The idler runs pieces of idle work meanwhile: while they are urgent, before
+  // it looks for a region; else one piece at most between two looks.
+  template <class F>
+  bool wait_for_region(F fresh, bool idler) {
+    auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 1;; ++i) {
+      const bool due = idler && idle_due();
+      if (!(due && idle_urgent_) && fresh()) return true;
+      if (due) {
+        run_idle_piece();
+        cpu_relax();  // the piece may only have found the work taken (another thread's)
+        until = std::chrono::steady_clock::now() + kSpin;
+        continue;
+      }
+      cpu_relax();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return false;
+    }
+  }
+
   void loop(int id) {
     t_in_pool = true;
     uint64_t seen = 0;
     std::fenv_t own;
     std::fegetenv(&own);
+    const bool idler = id == 0;  // the one worker that takes idle work
     auto fresh = [&] { return (state_.load(std::memory_order_acquire) & ~(kGen - 1)) != seen; };
     while (true) {
-      if (!spin_until(fresh)) {
+      if (!wait_for_region(fresh, idler)) {
         std::unique_lock<std::mutex> g(mu_);
         sleepers_.fetch_add(1, std::memory_order_relaxed);
-        cv_.wait(g, fresh);
+        cv_.wait(g, [&] { return fresh() || (idler && idle_due()); });
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        if (!fresh()) continue;  // woken for idle work: wait_for_region runs it
       }
       if (stop_.load(std::memory_order_relaxed)) return;
       const uint64_t gen = state_.load(std::memory_order_acquire) & ~(kGen - 1);
@@ -238,6 +302,10 @@ class Pool {
   }
 
   std::mutex run_mu_, mu_, error_mu_;
+  std::mutex idle_mu_;  // held while a piece of idle work runs
+  std::function<IdleWork()> idle_;
+  bool idle_urgent_ = false;  // the idler's own
+  std::atomic<uint64_t> idle_ready_{0};  // not 0: the idle work may have more
   std::exception_ptr error_;  // written under error_mu_ while a region runs
   std::atomic<int64_t> error_task_{INT64_MAX};
   std::condition_variable cv_, done_cv_;
@@ -253,6 +321,16 @@ class Pool {
 };
 
 }  // namespace
+
+bool set_idle_work(std::function<IdleWork()> piece) {
+  const int threads = num_threads();
+  if (threads < 2 || t_in_pool) return false;  // no worker (or inside a region: run_mu_ is held)
+  return Pool::get().set_idle(std::move(piece), threads);
+}
+
+void clear_idle_work() { Pool::get().clear_idle(); }
+
+void idle_work_ready() { Pool::get().idle_ready(); }
 
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn, Round r) {
   if (n <= 0) return;

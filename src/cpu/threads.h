@@ -15,4 +15,19 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& fn, Round r);
 // Sets the hardware rounding mode of the calling thread.
 void set_hw_round(Round r);
 
+// Work the pool's first worker does between regions, instead of spinning idle: `piece()` does a
+// short piece of it (tens of microseconds: a region waits that long at most for the worker) and
+// says whether more is left, and whether it is urgent: then the worker runs pieces before it
+// joins regions (the caller runs those alone meanwhile). Why: Run (src/verify) hashes each
+// committed state while training goes on; on a machine with no core beyond the pool's, a hashing
+// thread of its own preempts a worker inside a region and the caller waits for it
+// (docs/performance.md, "Threads on a shared machine"). Returns false and installs nothing when
+// the pool has no worker (num_threads() is 1) or another piece function is installed.
+enum class IdleWork { kNone, kMore, kUrgent };
+bool set_idle_work(std::function<IdleWork()> piece);
+// Removes it; returns once no worker runs a piece of it.
+void clear_idle_work();
+// There is new idle work: a worker that found none, or sleeps, takes it up.
+void idle_work_ready();
+
 }  // namespace maroon::cpu

@@ -91,12 +91,23 @@ Digest sha256(std::string_view bytes) {
   return h.finish();
 }
 
+bool contiguous_bytes(const Node& node, const uint8_t** p, size_t* n) {
+  const int64_t count = numel(node.shape);
+  *p = nullptr, *n = 0;
+  if (count == 0) return true;
+  if (!node.view.is_contiguous() || node.buffer->count < count) return false;
+  *p = node.buffer->bytes(), *n = static_cast<size_t>(count) * itemsize(node.dtype);
+  return true;
+}
+
 void for_each_piece(const Node& n, const PieceFn& emit) {
   const size_t sz = itemsize(n.dtype);
   const int64_t count = numel(n.shape);
   if (count == 0) return;
-  if (n.view.is_contiguous() && n.buffer->count >= count) {
-    emit(n.buffer->bytes(), static_cast<size_t>(count) * sz);
+  const uint8_t* whole;
+  size_t bytes;
+  if (contiguous_bytes(n, &whole, &bytes)) {
+    emit(whole, bytes);
     return;
   }
   // Row by row: row_indices walks the views with additions (view.h).

@@ -30,6 +30,9 @@ class Hasher {
 // whole, any other view is gathered a row at a time into a small buffer. `n` must be realized.
 using PieceFn = std::function<void(const uint8_t* bytes, size_t n)>;
 void for_each_piece(const Node& n, const PieceFn& emit);
+// Where a realized node's buffer holds its elements in order: the whole run (*n bytes at *p, none
+// for an empty node) and true; false for any other view.
+bool contiguous_bytes(const Node& node, const uint8_t** p, size_t* n);
 void hash_elements(Hasher& h, const Node& n);
 Digest node_digest(const Node& n);
 // The realized node behind a tensor (realizes it).

@@ -9,6 +9,16 @@
 // needs no futex wake-up (docs/verify.md §11: on the 2-vCPU VM a wake-up cost the loop's
 // thread ~40 us a step, 0.6% of the MLP's). A checkpoint's file and the partial record are written
 // by a third thread, the writer, so that the hasher never waits for the disk (see `Write`).
+//
+// Where the pool's threads leave no core free (2 threads on 2 vCPUs), a hashing thread of its own
+// is a third thread on two cores: the OS preempts a pool worker for it inside a region, and the
+// caller waits for that worker (the 2-thread epoch was slower than the 1-thread one). There the
+// hashing is "pooled" instead: the pool's first worker hashes 32 KB pieces whenever it has no
+// task (cpu::set_idle_work), and the loop hashes too when more than kPooledUnhashed states wait.
+// But beside a busy process the OS shares the cores per runnable thread, and there a hashing
+// thread wins the process a larger share (hashing.h): Auto then has both, and chooses per state
+// from the process's CPU share (CpuShare) which of them hashes it; they hash the same pieces of
+// the same states in order, so the choice changes no byte.
 #include <condition_variable>
 #include <chrono>
 #include <cstdio>
@@ -18,8 +28,11 @@
 #include <mutex>
 #include <thread>
 
+#include "cpu/threads.h"
 #include "io/files.h"
+#include "maroon/backend.h"
 #include "verify/digest.h"
+#include "verify/hashing.h"
 #include "verify/state.h"
 
 namespace maroon::verify {
@@ -31,6 +44,20 @@ constexpr size_t kPendingBytes = size_t{256} << 20;
 // and a hash ends at most kPoll (plus the timer's slack) later; an idle run's worker sleeps.
 constexpr auto kPoll = std::chrono::microseconds(200);
 constexpr auto kPollFor = std::chrono::milliseconds(25);
+// Pooled hashing: a piece is ~20 us of SHA-256 on the 2-vCPU EPYC (1.5 GB/s), the longest a
+// region waits for the worker; past kPooledUnhashed states not yet hashed the loop helps.
+constexpr size_t kPiece = size_t{32} << 10;
+// A hashing thread's pieces: hashed while in its core's L2, then evicted (as commitment_evicting).
+constexpr size_t kThreadPiece = size_t{64} << 10;
+constexpr int64_t kPooledUnhashed = 3;
+// From this many states not yet hashed (the worker is a step behind) its pieces are urgent.
+constexpr int64_t kPooledUrgent = 2;
+
+// Whether the pool's idle time may hash: Pool, or Auto where the pool's threads leave no core free.
+bool pool_hashing(RunOptions::Hashing h) {
+  if (h != RunOptions::Hashing::Auto) return h == RunOptions::Hashing::Pool;
+  return num_threads() >= 2 && num_threads() + 1 > usable_cores();
+}
 
 // `path` (as the caller named it) relative to the record's directory, as records store paths.
 std::string relative_to_record(const std::string& record, const std::string& path) {
@@ -82,6 +109,25 @@ struct Run::Impl {
   std::condition_variable wcv;  // wakes the writer
   std::mutex rec_mu;            // rec, between the worker and the writer
 
+  // Pooled hashing: the state being hashed, a piece at a time, by whoever holds hash_mu (the
+  // pool's idle worker or the loop); `unhashed` counts the states enqueued and not yet hashed.
+  struct Hashing {
+    Pending p;
+    bool skip;  // an error came first: dropped unhashed
+    Frozen f;
+    std::unique_ptr<PieceHasher> h;  // reads f
+  };
+  bool pooled = false;  // until shutdown()
+  // Auto with the pool's idle time: a hashing thread too, and per state, who hashes it.
+  bool switching = false;
+  std::atomic<bool> to_thread{false};  // written under mu
+  std::optional<CpuShare> share;
+  std::function<bool(int64_t)> forced;  // hashing_override() at begin()
+  RunOptions::Hashing mode = RunOptions::Hashing::Auto;  // what begin() chose
+  std::mutex hash_mu;
+  std::optional<Hashing> cur;  // under hash_mu
+  int64_t unhashed = 0;        // under mu
+
   bool checkpoint_due(int64_t s) const {
     return s == 0 || s == o.steps || (o.checkpoint_every > 0 && s % o.checkpoint_every == 0);
   }
@@ -91,27 +137,32 @@ struct Run::Impl {
     return checkpoint_dir_for(o.record) + name;
   }
 
+  void check_order(int64_t s) const {
+    if (static_cast<int64_t>(rec.states.size()) != s)
+      throw Error("[run] internal: state " + std::to_string(s) + " committed out of order");
+  }
+  // On the worker, the state leaves the caches once read (evict.cpp: the loop writes these
+  // buffers again a step later, and would otherwise first take every line from this core).
+  bool evicting(int64_t s) const { return o.background && o.evict && !checkpoint_due(s); }
+
   // The worker's part of a commit: the commitment, the checkpoint file and the partial record.
   void process(Pending& pending) {
-    if (static_cast<int64_t>(rec.states.size()) != pending.step)
-      throw Error("[run] internal: state " + std::to_string(pending.step) + " committed out of order");
-    struct {
-      int64_t step;
-      Frozen state;
-      std::optional<float> loss;
-    } p{pending.step, freeze_realized(pending.state), pending.loss};
-    // On the worker, the state leaves the caches once read (evict.cpp: the loop writes these
-    // buffers again a step later, and would otherwise first take every line from this core).
-    const bool due = checkpoint_due(p.step), evict = o.background && o.evict;
-    Digest c = evict && !due ? commitment_evicting(p.state) : commitment_of(p.state);
-    Write w{p.step, std::move(p.state), 0, 0};
+    check_order(pending.step);
+    Frozen f = freeze_realized(pending.state);
+    Digest c = evicting(pending.step) ? commitment_evicting(f) : commitment_of(f);
+    record_state(pending.step, std::move(f), pending.loss, c);
+  }
+
+  // A hashed state into the record; a due checkpoint to the writer (or written here, inline).
+  void record_state(int64_t step, Frozen state, std::optional<float> loss, const Digest& c) {
+    Write w{step, std::move(state), 0, 0};
     {
       std::lock_guard<std::mutex> lk(rec_mu);
       rec.states.push_back(c);
-      if (p.loss) rec.losses.push_back(*p.loss);
+      if (loss) rec.losses.push_back(*loss);
       w.states = rec.states.size(), w.losses = rec.losses.size();
     }
-    if (!due) return;
+    if (!checkpoint_due(step)) return;
     if (!o.background) return write_checkpoint(w);
     std::unique_lock<std::mutex> lk(mu);
     cv.wait(lk, [&] { return writes.size() < 2 || error; });  // at most two states wait for the disk
@@ -197,6 +248,103 @@ struct Run::Impl {
     }
   }
 
+  // One piece of pooled hashing (freezing a state counts as one): kNone when no state waits,
+  // kTaken when another thread holds the hashing.
+  enum Piece { kNone, kMore, kTaken };
+  Piece hash_piece(size_t budget, std::atomic<int64_t>& count) {
+    std::unique_lock<std::mutex> hl(hash_mu, std::try_to_lock);
+    if (!hl.owns_lock()) return kTaken;
+    if (!cur) {
+      std::lock_guard<std::mutex> lk(mu);
+      if (queue.empty()) return kNone;
+      cur.emplace(Hashing{std::move(queue.front()), error != nullptr, {}, nullptr});
+      queue.pop_front();
+      pending_bytes -= cur->p.bytes;
+      busy = true;
+    }
+    std::exception_ptr failed;
+    try {
+      count.fetch_add(1, std::memory_order_relaxed);
+      if (!cur->skip && !advance(*cur, budget)) return kMore;
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    { Hashing drop = std::move(*cur); }  // release the buffers outside the lock
+    cur.reset();
+    std::lock_guard<std::mutex> lk(mu);
+    if (failed && !error) error = failed;
+    --unhashed;
+    busy = false;
+    cv.notify_all();
+    return queue.empty() ? kNone : kMore;
+  }
+
+  // The pool's idle worker's piece.
+  cpu::IdleWork idle_piece() {
+    if (to_thread.load(std::memory_order_relaxed)) return cpu::IdleWork::kNone;  // until idle_work_ready()
+    const Piece r = hash_piece(kPiece, hashing_counts().idle);
+    if (r == kNone) return cpu::IdleWork::kNone;
+    std::lock_guard<std::mutex> lk(mu);
+    return unhashed >= kPooledUrgent ? cpu::IdleWork::kUrgent : cpu::IdleWork::kMore;
+  }
+
+  // The next piece of `s`; true once it is hashed and recorded.
+  bool advance(Hashing& s, size_t budget) {
+    if (!s.h) {
+      check_order(s.p.step);
+      s.f = freeze_realized(s.p.state);
+      s.h = std::make_unique<PieceHasher>(s.f, evicting(s.p.step));
+      return false;
+    }
+    if (!s.h->piece(budget)) return false;
+    record_state(s.p.step, std::move(s.f), s.p.loss, s.h->finish());
+    return true;
+  }
+
+  // The loop hashes pieces while `behind()` (read under mu) holds and no error came; where the
+  // worker holds the hashing, it waits for the worker to finish a state.
+  template <class F>
+  void help_while(F behind) {
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (error || !behind()) return;
+      }
+      if (hash_piece(kPiece, hashing_counts().loop) != kTaken) continue;
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait_for(lk, std::chrono::milliseconds(1), [&] { return error || !behind(); });
+    }
+  }
+
+  // The hashing thread where Auto switches: hashes pieces while states wait and they are its (as
+  // loop() polls, then sleeps, while none wait; sleeps while they are the pool's).
+  void piece_loop() {
+    std::unique_lock<std::mutex> lk(mu);
+    auto last = std::chrono::steady_clock::now();
+    while (!stop) {
+      if (!to_thread || unhashed == 0) {
+        if (to_thread && std::chrono::steady_clock::now() - last < kPollFor) {
+          lk.unlock();
+          std::this_thread::sleep_for(kPoll);
+          lk.lock();
+          continue;
+        }
+        sleeping = true;
+        cv.wait(lk, [&] { return stop || (to_thread && unhashed > 0); });
+        sleeping = false;
+        continue;
+      }
+      lk.unlock();
+      Piece r;
+      auto& count = hashing_counts().thread;
+      while ((r = hash_piece(kThreadPiece, count)) == kMore && to_thread.load(std::memory_order_relaxed)) {
+      }
+      if (r == kTaken) std::this_thread::sleep_for(kPoll);  // the idle worker or the loop ends a piece
+      lk.lock();
+      last = std::chrono::steady_clock::now();
+    }
+  }
+
   // The first error of a commit (the worker's, or the inline one's), thrown on the loop's thread
   // at its next call (commit, commitments, finish); every later call throws it again.
   void rethrow() {
@@ -209,6 +357,31 @@ struct Run::Impl {
   }
 
   void enqueue(Pending p) {
+    if (pooled) {
+      // Where Auto switches: a thread hashes this state while the process is short of cores.
+      const bool thread = switching && (forced ? forced(p.step) : share->short_of_cores());
+      bool wake;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (error) std::rethrow_exception(error);
+        pending_bytes += p.bytes;
+        ++unhashed;
+        queue.push_back(std::move(p));
+        to_thread = thread;
+        wake = thread && sleeping;
+      }
+      if (wake) cv.notify_all();
+      if (thread) hashing_counts().to_thread.fetch_add(1, std::memory_order_relaxed);
+      if (!thread) {
+        cpu::idle_work_ready();
+        help_while([&] { return unhashed > kPooledUnhashed; });
+        return;
+      }
+      // As with a thread of its own: the loop waits only while the states wait past kPendingBytes.
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return queue.size() < 3 || pending_bytes <= kPendingBytes || error; });
+      return;
+    }
     if (!o.background) {
       try {
         process(p);
@@ -229,19 +402,23 @@ struct Run::Impl {
   }
 
   void drain() {
-    if (!worker.joinable()) return;
+    if (pooled) help_while([&] { return unhashed > 0; });
+    if (!worker.joinable() && !writer.joinable()) return;
     std::unique_lock<std::mutex> lk(mu);
     cv.wait(lk, [&] { return queue.empty() && !busy && writes.empty() && !writing; });
   }
 
   void shutdown() {
-    if (!worker.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lk(mu);
-      stop = true;
+    if (pooled) cpu::clear_idle_work(), pooled = false;  // no piece runs after this
+    if (worker.joinable()) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        stop = true;
+      }
+      cv.notify_all();
+      worker.join();
     }
-    cv.notify_all();
-    worker.join();
+    if (!writer.joinable()) return;
     {  // the worker hands over no more checkpoints
       std::lock_guard<std::mutex> lk(mu);
       stop_writer = true;
@@ -323,7 +500,17 @@ void Run::begin() {
   if (!m.o.resume.empty()) m.resume();
   if (m.o.background) {
     m.writer = std::thread([&m] { m.write_loop(); });
-    m.worker = std::thread([&m] { m.loop(); });
+    m.pooled = pool_hashing(m.o.hashing) && cpu::set_idle_work([&m] { return m.idle_piece(); });
+    m.forced = hashing_override();  // a test's: Pool switches too, on any machine
+    m.switching = m.pooled && (m.o.hashing == RunOptions::Hashing::Auto || m.forced);
+    if (m.switching) {
+      m.share.emplace(usable_cores());
+      m.worker = std::thread([&m] { m.piece_loop(); });
+    } else if (!m.pooled) {
+      m.worker = std::thread([&m] { m.loop(); });
+    }
+    m.mode = m.switching ? RunOptions::Hashing::Auto
+                         : m.pooled ? RunOptions::Hashing::Pool : RunOptions::Hashing::Thread;
   }
   if (m.o.resume.empty()) m.commit(std::nullopt);  // the initial state: step 0, a checkpoint
 }
@@ -332,6 +519,7 @@ int64_t Run::step() const { return impl_->step; }
 int64_t Run::total_steps() const { return impl_->o.steps; }
 const Digest& Run::job_digest() const { return impl_->job_digest; }
 const StateBinding& Run::binding() const { return impl_->b; }
+RunOptions::Hashing Run::hashing() const { return impl_->mode; }
 
 void Run::commit(std::optional<float> loss) {
   Impl& m = *impl_;

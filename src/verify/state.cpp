@@ -174,17 +174,33 @@ Digest commitment_of(const Frozen& f) {
 
 Digest commitment_evicting(const Frozen& f) {
   constexpr size_t kChunk = size_t{64} << 10;  // hashed while in this core's L2, then evicted
-  Hasher h;
-  h.update(f.header);
-  for (const NodePtr& n : f.nodes)
-    for_each_piece(*n, [&](const uint8_t* p, size_t k) {
-      for (size_t at = 0; at < k; at += kChunk) {
-        const size_t m = std::min(kChunk, k - at);
-        h.update(p + at, m);
-        evict_from_caches(p + at, m);
-      }
-    });
+  PieceHasher h(f, true);
+  while (!h.piece(kChunk)) {
+  }
   return h.finish();
+}
+
+bool PieceHasher::piece(size_t budget) {
+  if (!header_) h_.update(f_.header), header_ = true;
+  while (node_ < f_.nodes.size() && budget > 0) {
+    const Node& n = *f_.nodes[node_];
+    const uint8_t* p;
+    size_t k;
+    if (!contiguous_bytes(n, &p, &k)) {  // gathered a row at a time (not in capture's states)
+      for_each_piece(n, [&](const uint8_t* q, size_t m) {
+        h_.update(q, m);
+        if (evict_) evict_from_caches(q, m);
+      });
+      ++node_;
+      break;
+    }
+    const size_t m = std::min(budget, k - at_);
+    if (m) h_.update(p + at_, m);
+    if (m && evict_) evict_from_caches(p + at_, m);
+    at_ += m, budget -= m;
+    if (at_ == k) ++node_, at_ = 0;
+  }
+  return node_ == f_.nodes.size();
 }
 
 void evict_from_caches(const Frozen& f) {

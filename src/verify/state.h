@@ -6,6 +6,7 @@
 
 #include "core/graph.h"
 #include "maroon/verify.h"
+#include "verify/digest.h"
 
 namespace maroon::verify {
 
@@ -26,6 +27,23 @@ Digest commitment_of(const Frozen& f);
 // The same digest, each 64 KB evicted from every cache once hashed (evict.cpp says why): Run's
 // background hasher.
 Digest commitment_evicting(const Frozen& f);
+// commitment_of's digest a piece at a time (commitment_evicting's, each piece evicted once
+// hashed, with `evict`): for Run's hashing in the thread pool's idle time, where a worker must
+// come back to its tasks within tens of microseconds. `f` must outlive it.
+class PieceHasher {
+ public:
+  PieceHasher(const Frozen& f, bool evict) : f_(f), evict_(evict) {}
+  // Hashes up to `budget` bytes more (a view that is not one run of its buffer: that tensor whole,
+  // gathered); true once every byte is hashed.
+  bool piece(size_t budget);
+  Digest finish() { return h_.finish(); }
+
+ private:
+  const Frozen& f_;
+  Hasher h_;
+  bool evict_, header_ = false;
+  size_t node_ = 0, at_ = 0;  // the next byte: f_.nodes[node_]'s at_-th
+};
 void evict_from_caches(const Frozen& f);
 void write_frozen(const Frozen& f, const std::string& path);
 

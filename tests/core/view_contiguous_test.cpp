@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/view.h"
+#include "maroon/tensor.h"  // shape_str
 
 namespace maroon::test {
 namespace {

@@ -102,5 +102,65 @@ TEST(ThreadPool, TasksOfABlockedThreadsRangeAreStolen) {
   }
 }
 
+// Idle work (cpu::set_idle_work, Run's pooled hashing): only with a worker and one at a time; the
+// first worker runs every piece, never the caller, while back-to-back regions still run each task
+// once (urgent pieces first: the caller runs the regions alone meanwhile).
+TEST(ThreadPool, IdleWorkRunsOnTheWorkerBesideRegions) {
+  ThreadsGuard g;
+  set_num_threads(1);
+  EXPECT_FALSE(cpu::set_idle_work([] { return cpu::IdleWork::kNone; }));  // no worker to run it
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  for (bool urgent : {false, true}) {
+    std::atomic<int> left{3000};
+    std::atomic<bool> on_caller{false};
+    ASSERT_TRUE(cpu::set_idle_work([&] {
+      if (std::this_thread::get_id() == caller) on_caller = true;
+      if (left.load() == 0) return cpu::IdleWork::kNone;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      return --left == 0 ? cpu::IdleWork::kNone : urgent ? cpu::IdleWork::kUrgent : cpu::IdleWork::kMore;
+    }));
+    EXPECT_FALSE(cpu::set_idle_work([] { return cpu::IdleWork::kNone; }));  // one at a time
+    cpu::idle_work_ready();
+    run_regions(2, 2000, 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (left.load() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    cpu::clear_idle_work();
+    EXPECT_EQ(left.load(), 0) << (urgent ? "urgent" : "not urgent") << ": the worker did not run every piece";
+    EXPECT_FALSE(on_caller.load());
+  }
+}
+
+// A worker asleep (no region for longer than its spin) wakes for idle work; clear_idle_work
+// returns only once the piece in progress has returned, and no piece runs after it.
+TEST(ThreadPool, IdleWorkWakesASleepingWorkerAndClearWaitsForThePiece) {
+  ThreadsGuard g;
+  set_num_threads(2);
+  cpu::parallel_for(2, [](int64_t) {}, Round::NearestEven);  // the worker exists
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // and sleeps
+  std::atomic<int> stage{0}, calls{0};  // 1: inside the piece, 2: it returned
+  ASSERT_TRUE(cpu::set_idle_work([&] {
+    ++calls;
+    if (stage.load() == 0) {
+      stage = 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      stage = 2;
+    }
+    return cpu::IdleWork::kMore;  // always more: only clear_idle_work stops it
+  }));
+  cpu::idle_work_ready();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (stage.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  ASSERT_EQ(stage.load(), 1) << "the sleeping worker was not woken for the idle work";
+  cpu::clear_idle_work();
+  EXPECT_EQ(stage.load(), 2);
+  const int after = calls.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(calls.load(), after);
+  run_regions(2, 100, 0);  // the pool still runs regions
+}
+
 }  // namespace
 }  // namespace maroon

@@ -1,7 +1,15 @@
 // Run: every step committed, checkpoints, the record, and exact resume for the MLP and the CNN.
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "cpu/threads.h"
+#include "maroon/backend.h"
 
 #include "io/files.h"
+#include "verify/hashing.h"
 #include "job.h"
 
 using namespace maroon;
@@ -151,6 +159,161 @@ TEST(VerifyRun, BackgroundHasherErrorSurfacesInTheLoop) {
     EXPECT_EQ(read_record(dir + "/a.run.json").states.size(), 1u);
   }
   EXPECT_EQ(messages[0], messages[1]);
+}
+
+namespace {
+
+// A run of `steps` steps hashing as `how` (a checkpoint every `every`): its record, and the
+// partial record on disk after step 3.
+struct Hashed {
+  RunRecord whole, partial;
+  RunOptions::Hashing took;
+};
+Hashed run_hashing(const std::string& rec, RunOptions::Hashing how, bool background, int64_t steps, int64_t every,
+                   const std::function<void(int64_t)>& before_step = nullptr) {
+  TestJob j(data(), "mlp", 8);
+  RunOptions o{rec, steps, every, "test", "", "", background};
+  o.hashing = how;
+  verify::Run run(j.job(), j.binding(), o);
+  run.begin();
+  Hashed h;
+  h.took = run.hashing();
+  while (run.step() < run.total_steps()) {
+    if (before_step) before_step(run.step() + 1);
+    run.commit(j.step(run.step() + 1));
+    if (run.step() == 3) {
+      run.commitments();
+      h.partial = read_record(rec);
+    }
+  }
+  h.whole = run.finish();
+  return h;
+}
+
+void expect_same_records(const Hashed& a, const Hashed& b, const std::string& what) {
+  EXPECT_EQ(a.whole.states, b.whole.states) << what;
+  EXPECT_EQ(a.whole.losses, b.whole.losses) << what;
+  EXPECT_EQ(a.whole.merkle_root, b.whole.merkle_root) << what;
+  EXPECT_EQ(a.partial.states, b.partial.states) << what;
+  EXPECT_EQ(a.partial.losses, b.partial.losses) << what;
+  ASSERT_EQ(a.whole.checkpoints.size(), b.whole.checkpoints.size()) << what;
+  for (size_t k = 0; k < a.whole.checkpoints.size(); ++k) EXPECT_EQ(a.whole.checkpoints[k].step, b.whole.checkpoints[k].step);
+}
+
+struct RunThreadsGuard {
+  int saved = num_threads();
+  ~RunThreadsGuard() { set_num_threads(saved); }
+};
+
+}  // namespace
+
+// Hashing in the pool's idle time (RunOptions::Hashing::Pool, what Auto picks where the pool's
+// threads leave no core free) gives the inline run's record bit for bit: every commitment, the
+// losses, the checkpoints (each file's sha256 its committed state) and the partial record; so
+// does a hashing thread. At 1 thread (no worker) Pool falls back to a thread.
+TEST(VerifyRun, PooledHashingGivesTheInlineRecordBitForBit) {
+  RunThreadsGuard g;
+  std::string dir = verifytest::scratch("pooled");
+  set_num_threads(2);
+  Hashed in = run_hashing(dir + "/in.run.json", RunOptions::Hashing::Auto, false, 7, 2);
+  EXPECT_EQ(in.took, RunOptions::Hashing::Auto);
+  for (int threads : {2, 3, 1}) {
+    set_num_threads(threads);
+    for (auto how : {RunOptions::Hashing::Pool, RunOptions::Hashing::Thread}) {
+      const bool pool = how == RunOptions::Hashing::Pool;
+      std::string rec = dir + "/" + (pool ? "pool" : "thread") + std::to_string(threads) + ".run.json";
+      Hashed h = run_hashing(rec, how, true, 7, 2);
+      EXPECT_EQ(h.took, pool && threads > 1 ? RunOptions::Hashing::Pool : RunOptions::Hashing::Thread);
+      expect_same_records(h, in, rec);
+      for (auto& c : h.whole.checkpoints)
+        EXPECT_EQ(sha256(io::read_file(resolve(rec, c.path), "test")), h.whole.states.at(c.step)) << c.path;
+    }
+  }
+}
+
+// With the pool's worker held inside another thread's region (it runs no idle work), the loop
+// hashes the states itself once more than a few wait: the same record, and the run ends.
+TEST(VerifyRun, PooledHashingLoopHashesWhenTheWorkerCannot) {
+  RunThreadsGuard g;
+  std::string dir = verifytest::scratch("pooled_stuck");
+  Hashed in = run_hashing(dir + "/in.run.json", RunOptions::Hashing::Auto, false, 9, 4);
+  std::atomic<bool> inside{false}, release{false}, done{false}, timed_out{false};
+  std::thread blocker;
+  std::thread watchdog([&] {  // a loop that never hashes would wait for the worker forever
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!done.load() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!done.load()) timed_out = true, release = true;
+  });
+  set_num_threads(2);
+  Hashed h = run_hashing(dir + "/stuck.run.json", RunOptions::Hashing::Pool, true, 9, 4, [&](int64_t step) {
+    if (step != 1) return;
+    blocker = std::thread([&] {  // task 0 is the blocker's own, task 1 the worker's
+      cpu::parallel_for(
+          2,
+          [&](int64_t t) {
+            if (t == 1) inside = true;
+            while (!release.load()) std::this_thread::yield();
+          },
+          Round::NearestEven);
+    });
+    while (!inside.load()) std::this_thread::yield();
+    set_num_threads(1);  // this loop's steps run without the pool, which the blocker holds
+  });
+  done = true, release = true;
+  blocker.join();
+  watchdog.join();
+  EXPECT_FALSE(timed_out.load()) << "the loop did not hash while the worker was held";
+  EXPECT_EQ(h.took, RunOptions::Hashing::Pool);
+  expect_same_records(h, in, "worker held");
+}
+
+// Where the run chooses per state who hashes it (Auto beside a busy process), states handed to
+// the thread and to the pool's idle time by turns, switched mid-run both ways and mid-backlog,
+// give the inline run's record bit for bit; the thread and the pool's side each hashed pieces.
+TEST(VerifyRun, SwitchingHashingGivesTheInlineRecordBitForBit) {
+  RunThreadsGuard g;
+  std::string dir = verifytest::scratch("switching");
+  set_num_threads(2);
+  Hashed in = run_hashing(dir + "/in.run.json", RunOptions::Hashing::Auto, false, 11, 3);
+  struct Schedule {
+    const char* name;
+    std::function<bool(int64_t)> to_thread;
+  };
+  for (const Schedule& sc : {Schedule{"alternate", [](int64_t s) { return s % 2 == 1; }},
+                             Schedule{"runs", [](int64_t s) { return (s / 3) % 2 == 0; }},
+                             Schedule{"thread_then_pool", [](int64_t s) { return s < 6; }}}) {
+    for (int threads : {2, 3}) {
+      set_num_threads(threads);
+      HashingCounts& c = hashing_counts();
+      const int64_t t0 = c.thread.load(), p0 = c.idle.load() + c.loop.load(), s0 = c.to_thread.load();
+      int64_t handed = 0;
+      for (int64_t s = 0; s <= 11; ++s) handed += sc.to_thread(s);
+      set_hashing_override(sc.to_thread);
+      std::string rec = dir + "/" + sc.name + std::to_string(threads) + ".run.json";
+      Hashed h = run_hashing(rec, RunOptions::Hashing::Pool, true, 11, 3);
+      set_hashing_override(nullptr);
+      EXPECT_EQ(h.took, RunOptions::Hashing::Auto) << rec;  // chose per state
+      EXPECT_EQ(c.to_thread.load() - s0, handed) << rec << ": the states handed to the thread";
+      EXPECT_GT(c.thread.load(), t0) << rec << ": the thread hashed nothing";
+      EXPECT_GT(c.idle.load() + c.loop.load(), p0) << rec << ": the pool's side hashed nothing";
+      expect_same_records(h, in, rec);
+      for (auto& ck : h.whole.checkpoints)
+        EXPECT_EQ(sha256(io::read_file(resolve(rec, ck.path), "test")), h.whole.states.at(ck.step)) << ck.path;
+    }
+  }
+}
+
+// CpuShare: a process that slept through a window got less than its cores; with no cores to
+// miss, it never is short.
+TEST(VerifyRun, CpuShareSeesAProcessShortOfCores) {
+  CpuShare two(2), none(0);
+  EXPECT_FALSE(two.short_of_cores());  // the first call starts a window
+  EXPECT_FALSE(none.short_of_cores());
+  std::this_thread::sleep_for(CpuShare::kWindow + std::chrono::milliseconds(10));
+  EXPECT_TRUE(two.short_of_cores()) << two.last_share();
+  EXPECT_LT(two.last_share(), 1.6);
+  EXPECT_FALSE(none.short_of_cores());
 }
 
 TEST(VerifyRun, MlpResumesExactlyFromEveryCheckpoint) { expect_exact_resume("mlp", 8, 9, 3, {0, 3, 6}); }

@@ -85,6 +85,31 @@ TEST(VerifyState, EvictingCommitmentIsTheCheckpointFilesSha256) {
   for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(s[i].second.bytes(), before[i]) << s[i].first;
 }
 
+// Run's pooled hashing takes a state a piece at a time (PieceHasher): whatever the pieces' size,
+// with or without eviction, the digest is commitment_of's, the transposed view (not one run of
+// its buffer) included, and a budget of B bytes takes at least (bytes / B) pieces for the bytes held as runs.
+TEST(VerifyState, PieceHasherGivesTheCommitmentForAnyPieceSize) {
+  TestJob j(data(), "mlp", 8);
+  j.step(1);
+  State s = capture(j.binding(), 1, j.job().digest());
+  auto l1 = std::find_if(s.begin(), s.end(), [](auto& kv) { return kv.first == "model.l1.weight"; });
+  ASSERT_NE(l1, s.end());
+  size_t bytes = 0;  // in runs of their buffers
+  for (auto& [k, t] : s) bytes += static_cast<size_t>(t.nbytes());
+  s.push_back({"zz.transposed", l1->second.T()});
+  Frozen f = freeze(s);
+  const Digest want = commitment_of(f);
+  for (size_t budget : {size_t{7}, size_t{4096}, size_t{1} << 16, size_t{1} << 30})
+    for (bool evict : {false, true}) {
+      if (budget == 7 && evict) continue;  // a flush per 7 bytes: slow, and no other path
+      PieceHasher h(f, evict);
+      size_t pieces = 1;
+      while (!h.piece(budget)) ++pieces;
+      EXPECT_EQ(hex(h.finish()), hex(want)) << budget << (evict ? " evicting" : "");
+      EXPECT_GE(pieces, bytes / budget) << budget;
+    }
+}
+
 TEST(VerifyState, RestoreThenStepEqualsTheUninterruptedStep) {
   TestJob a(data(), "mlp", 8), b(data(), "mlp", 8);
   Digest job = a.job().digest();

@@ -1,0 +1,65 @@
+// CpuShare and the hashing test hooks (hashing.h).
+#include "verify/hashing.h"
+
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace maroon::verify {
+
+int usable_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+  const unsigned hc = std::thread::hardware_concurrency();
+  return hc ? static_cast<int>(hc) : 1;
+}
+
+namespace {
+
+int64_t process_cpu_ns() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return -1;
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::mutex g_override_mu;
+std::function<bool(int64_t)> g_override;
+
+}  // namespace
+
+bool CpuShare::short_of_cores() {
+  const auto now = std::chrono::steady_clock::now();
+  if (started_ && now - wall0_ < kWindow) return short_;
+  const int64_t cpu = process_cpu_ns();
+  if (cpu < 0) return short_ = false;  // no clock: the pool, as where the process has its cores
+  if (started_) {
+    const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(now - wall0_);
+    share_ = static_cast<double>(cpu - cpu0_ns_) / static_cast<double>(wall.count());
+    short_ = share_ < cores_ - kShort;
+  }
+  started_ = true, wall0_ = now, cpu0_ns_ = cpu;
+  return short_;
+}
+
+void set_hashing_override(std::function<bool(int64_t)> to_thread) {
+  std::lock_guard<std::mutex> g(g_override_mu);
+  g_override = std::move(to_thread);
+}
+
+std::function<bool(int64_t)> hashing_override() {
+  std::lock_guard<std::mutex> g(g_override_mu);
+  return g_override;
+}
+
+HashingCounts& hashing_counts() {
+  static HashingCounts c;
+  return c;
+}
+
+}  // namespace maroon::verify

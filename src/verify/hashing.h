@@ -1,0 +1,57 @@
+// Who hashes Run's committed states where Auto may choose either the pool's idle time or a thread
+// of its own (run.cpp): the process's CPU share, and a test hook that forces the choice.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+namespace maroon::verify {
+
+// The cores this process may run on.
+int usable_cores();
+
+// Whether a competitor takes part of this process's cores: the process's CPU time over the wall
+// time of the last window (>= kWindow) against `cores`. Why this signal: hashing in the pool's
+// idle time keeps the process at num_threads() runnable threads, which is fastest when it has the
+// cores to itself (a third thread on two cores preempts a pool worker inside a region), but next
+// to a busy process the OS shares the cores per runnable thread, and a hashing thread of its own
+// wins the process a larger share (2 of 3 runnable threads on 2 cores instead of 3 of 4, measured
+// in docs/performance.md). The pool's workers spin between regions, so a process alone gets
+// about `cores` seconds a second whichever thread hashes; one beside a busy process clearly less.
+class CpuShare {
+ public:
+  static constexpr auto kWindow = std::chrono::milliseconds(50);
+  // The process is "short" when it got less than cores - kShort cores in the last window.
+  static constexpr double kShort = 0.4;
+  explicit CpuShare(int cores) : cores_(cores) {}
+  // Starts a window on the first call; then once a window has passed: true when the process was
+  // short of cores in it (and a new window starts), else the last answer.
+  bool short_of_cores();
+  double last_share() const { return share_; }
+
+ private:
+  int cores_;
+  bool started_ = false, short_ = false;
+  double share_ = 0;
+  std::chrono::steady_clock::time_point wall0_;
+  int64_t cpu0_ns_ = 0;
+};
+
+// Tests only: decides, per committed step, that a thread hashes it (true) or the pool's idle
+// time (false) where Auto chooses per state, in place of CpuShare; with it set, a run that
+// hashes in the pool's idle time (Pool too, so that tests switch on a machine of any size) has
+// the thread as well. Read at Run::begin(); nullptr restores CpuShare.
+void set_hashing_override(std::function<bool(int64_t step)> to_thread);
+std::function<bool(int64_t step)> hashing_override();
+
+// Tests only: pieces of state hashing each kind of thread ran, and the states handed to the
+// thread where Auto chooses per state, since the process started.
+struct HashingCounts {
+  std::atomic<int64_t> thread{0}, idle{0}, loop{0};
+  std::atomic<int64_t> to_thread{0};
+};
+HashingCounts& hashing_counts();
+
+}  // namespace maroon::verify
