@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"
 #include "cpu/threads.h"
+#include "cpu/window_gather.h"
 #include "ref/scalar.h"
 
 namespace maroon::cpu {
@@ -169,6 +171,11 @@ bool try_window_reduce(Node& out) {
   const uint64_t identity = ref::reduce_identity(out.arg.reduce_op, out.dtype);
   // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.
   const bool rounds = op_info(combiner(out.arg.reduce_op)).rounds;
+  // Outputs far apart along the last kept axis (softmax's rows): folded a vector of outputs at a
+  // time in registers (window_gather.cpp) instead of strided passes over the tile.
+  const int64_t step = w.outer.empty() ? 0 : w.ostride.back();
+  WindowGatherFn gather = window_gather(out.arg.reduce_op, out.dtype);
+  if (std::abs(step) <= 2 || std::abs(step) >= (int64_t{1} << 31) / 64) gather = nullptr;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
   parallel_for((O + kOutputsPerTask - 1) / kOutputsPerTask, [&](int64_t task) {
     const int64_t o0 = task * kOutputsPerTask;
@@ -180,6 +187,13 @@ bool try_window_reduce(Node& out) {
     val.resize(kTile + kTilePad);
     output_runs(w, o0, n, &runs);
     uint8_t* a = reinterpret_cast<uint8_t*>(acc.data());
+    if (gather) {
+      for (size_t r = 0; r < runs.start.size(); ++r)
+        gather(w.src->bytes() + runs.start[r] * static_cast<int64_t>(sz), step, w.window.data(),
+               static_cast<int>(w.window.size()), runs.at[r + 1] - runs.at[r], identity,
+               buf->bytes() + (o0 + runs.at[r]) * static_cast<int64_t>(sz));
+      return;
+    }
     fill_identity(a, identity, sz, n);
     for (int64_t off : w.window) {
       load_window(*w.src, runs, off, val.data());
