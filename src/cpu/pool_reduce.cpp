@@ -171,11 +171,12 @@ bool try_window_reduce(Node& out) {
   const uint64_t identity = ref::reduce_identity(out.arg.reduce_op, out.dtype);
   // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.
   const bool rounds = op_info(combiner(out.arg.reduce_op)).rounds;
-  // Outputs far apart along the last kept axis (softmax's rows): folded a vector of outputs at a
-  // time in registers (window_gather.cpp) instead of strided passes over the tile.
+  // Outputs 2 apart (2 x k pools) or farther (softmax's rows) along the last kept axis, float32
+  // or float64: folded a vector of outputs at a time in registers (window_gather.cpp) instead of
+  // strided passes over the tile.
   const int64_t step = w.outer.empty() ? 0 : w.ostride.back();
   WindowGatherFn gather = window_gather(out.arg.reduce_op, out.dtype);
-  if (std::abs(step) <= 2 || std::abs(step) >= (int64_t{1} << 31) / 64) gather = nullptr;
+  if (step != 2 && (std::abs(step) <= 2 || std::abs(step) >= (int64_t{1} << 31) / 64)) gather = nullptr;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
   parallel_for((O + kOutputsPerTask - 1) / kOutputsPerTask, [&](int64_t task) {
     const int64_t o0 = task * kOutputsPerTask;

@@ -1,12 +1,14 @@
-// Window reductions across far-apart outputs (window_gather.h). pool_reduce.cpp's general path
-// loads one window position for a tile of outputs at a time (a strided pass over the tile's
-// rows, 64 passes for softmax's rows of 64: each pass misses L1 once the tile's rows outgrow it)
-// and then folds it. Here a vector of outputs is folded in registers: lane t gathers
-// base[t * step + window[k]] for each k in turn. Each lane's fold is the one fastops' RAdd, RMul
-// and RMax apply to a lane (the same IEEE operation, the same canonical NaN, IEEE maximum with
-// +0 over -0), from the same identity over the same positions in the same order, so the bits
-// are the same on every target. The hardware rounding mode is the caller's (parallel_for sets
-// it for ADD and MUL, as for fastops' folds).
+// Window reductions across outputs 2 or more elements apart (window_gather.h). pool_reduce.cpp's
+// general path loads one window position for a tile of outputs at a time (a strided pass over
+// the tile's rows: 64 passes for softmax's rows of 64, each missing L1 once the rows outgrow it;
+// four passes of 4-lane shuffles for a 2x2 max-pool) and then folds it. Here a vector of outputs
+// is folded in registers: lane t takes base[t * step + window[k]] for each k in turn, from rows
+// transposed in registers (windows of adjacent elements), from even and odd lanes (step 2), or
+// gathered (the rest). Each lane's fold is the one fastops' RAdd, RMul and RMax apply to a lane
+// (the same IEEE operation, the same canonical NaN, IEEE maximum with +0 over -0), from the same
+// identity over the same positions in the same order, so the bits are the same on every target.
+// The hardware rounding mode is the caller's (parallel_for sets it for ADD and MUL, as for
+// fastops' folds).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/window_gather.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -101,6 +103,48 @@ bool RowsFold(const T* base, int64_t step, const int64_t* window, int nwin, int 
   }
   return true;
 }
+
+// Outputs 2 apart (the pools' 2 x k windows at stride 2): lane t of window position o is
+// row[2t + o]. Positions o, o + 1 (a window row's pair) are the even and odd lanes of the 2L
+// elements from row + o, whose last is the last output's element o + 1; a position without its
+// pair takes the even lanes of row[o, o + L) and the odd ones of row[o + L - 1, o + 2L - 1), so
+// no read goes past the last output's element either.
+template <class D, class Op, class T = hn::TFromD<D>>
+HWY_INLINE void PairsVector(D d, const T* row, const int64_t* window, int nwin, T id, T* out) {
+  const size_t L = hn::Lanes(d);
+  const Op op;
+  auto a = hn::Set(d, id);
+  for (int k = 0; k < nwin;) {
+    const T* p = row + window[k];
+    if (k + 1 < nwin && window[k + 1] == window[k] + 1) {
+      const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
+      a = op(d, a, hn::ConcatEven(d, hi, lo));
+      a = op(d, a, hn::ConcatOdd(d, hi, lo));
+      k += 2;
+    } else {
+      const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L - 1);
+      a = op(d, a, hn::ConcatUpperLower(d, hn::ConcatOdd(d, hi, lo), hn::ConcatEven(d, hi, lo)));
+      k += 1;
+    }
+  }
+  hn::StoreU(a, d, out);
+}
+
+// Outputs [0, n) at step 2: whole vectors, then half vectors where a vector holds 8 or more;
+// returns how many outputs it folded (the rest are gathered).
+template <class T, class Op>
+int PairsFold(const T* base, const int64_t* window, int nwin, int n, T id, T* acc) {
+  const hn::ScalableTag<T> d;
+  const int L = static_cast<int>(hn::Lanes(d));
+  int t = 0;
+  for (; t + L <= n; t += L) PairsVector<decltype(d), Op>(d, base + 2 * static_cast<int64_t>(t), window, nwin, id, acc + t);
+  if constexpr (hn::MaxLanes(hn::ScalableTag<T>()) >= 8) {
+    const hn::Half<decltype(d)> dh;
+    for (; t + L / 2 <= n; t += L / 2)
+      PairsVector<decltype(dh), Op>(dh, base + 2 * static_cast<int64_t>(t), window, nwin, id, acc + t);
+  }
+  return t;
+}
 #endif
 
 template <class T, class Op>
@@ -114,7 +158,14 @@ void GatherFold(const void* pbase, int64_t step, const int64_t* window, int nwin
   T id;
   std::memcpy(&id, &identity, sizeof(T));  // the low bytes, as fastops' folds read them
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-  if (RowsFold<T, Op>(base, step, window, nwin, n, id, acc)) return;
+  if (step == 2) {  // whole (and half) vectors here, the last few outputs gathered below
+    const int done = PairsFold<T, Op>(base, window, nwin, n, id, acc);
+    base += 2 * static_cast<int64_t>(done);
+    acc += done;
+    n -= done;
+  } else if (RowsFold<T, Op>(base, step, window, nwin, n, id, acc)) {
+    return;
+  }
 #endif
   const int L = static_cast<int>(hn::Lanes(d));
   // Lane t reads t * step past the vector's first output (|step| * L < 2^31: the caller's check).

@@ -81,6 +81,11 @@ TEST(CpuBackend, WindowGatherReductions) {
       {"rows not a multiple of a vector", [](const Tensor& x) { return x; }, {3, 21, 37}, {2}},
       {"strided windows", [](const Tensor& x) { return x.permute({2, 0, 1}); }, {2, 6, 40}, {2}},
       {"two reduced axes", [](const Tensor& x) { return x; }, {3, 19, 4, 5}, {2, 3}},
+      {"2x2 pools", [](const Tensor& x) { return tiled(x, 2, 2); }, {2, 3, 8, 64}, {4, 5}},
+      {"2x2 pools, runs of 8 and 5", [](const Tensor& x) { return tiled(x, 2, 2); }, {2, 3, 6, 26}, {4, 5}},
+      {"3x2 pools", [](const Tensor& x) { return tiled(x, 3, 2); }, {1, 2, 9, 40}, {4, 5}},
+      {"2x2 pools, one column", [](const Tensor& x) { return tiled(x, 2, 2).shrink({{0, 2}, {0, 3}, {0, 3}, {0, 19}, {0, 2}, {0, 1}}); },
+       {2, 3, 6, 38}, {4, 5}},
       {"one output", [](const Tensor& x) { return x; }, {33}, {0}},
   };
   uint64_t seed = 900;
@@ -119,9 +124,13 @@ TEST(CpuBackend, WindowGatherReductions) {
       for (auto& x : v) x = pick[g.next() % 4];
       return tensor_of_bits(v, {6, 40, 24}, d).reduce(ReduceOp::MAX, {2});
     }, cpu::window_gather_runs, "take the gather kernels");
-  // Look-alikes that keep the general path: 2x2 pools (outputs 2 apart), float16, int32.
+  // Look-alikes that keep the general path: flipped 2x2 pools (outputs 2 apart backwards), 2x1
+  // pools (outputs adjacent), float16, int32.
   const int64_t before = cpu::window_gather_runs();
-  check("2x2 pool", [] { return tiled(random_bits_tensor({2, 3, 8, 6}, DType::Float32, 7), 2, 2).reduce(ReduceOp::MAX, {4, 5}); });
+  check("flipped 2x2 pool", [] {
+    return tiled(random_bits_tensor({2, 3, 8, 34}, DType::Float32, 7).flip({3}), 2, 2).reduce(ReduceOp::MAX, {4, 5});
+  });
+  check("2x1 pool", [] { return tiled(random_bits_tensor({2, 3, 8, 34}, DType::Float32, 6), 2, 1).reduce(ReduceOp::MAX, {4, 5}); });
   check("float16 rows", [] { return random_bits_tensor({4, 16, 64}, DType::Float16, 8).reduce(ReduceOp::ADD, {2}); });
   check("int32 rows", [] { return random_bits_tensor({4, 16, 64}, DType::Int32, 9).reduce(ReduceOp::MAX, {2}); });
   EXPECT_EQ(cpu::window_gather_runs(), before);
