@@ -29,7 +29,7 @@ constexpr int kOutputsPerTask = kTile;
 // Longest window taken here; longer folds go to run_reduce.
 constexpr int64_t kMaxWindow = 64;
 
-std::atomic<int64_t> g_runs{0};
+std::atomic<int64_t> g_runs{0}, g_gather_runs{0};
 
 struct WindowReduce {
   const Buffer* src;
@@ -205,9 +205,11 @@ bool try_window_reduce(Node& out) {
   out.buffer = buf;
   out.view = ShapeTracker::contiguous(out.shape);
   g_runs.fetch_add(1, std::memory_order_relaxed);
+  if (gather) g_gather_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 int64_t window_reduce_runs() { return g_runs.load(std::memory_order_relaxed); }
+int64_t window_gather_runs() { return g_gather_runs.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

@@ -199,8 +199,6 @@ void GMaxF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <atomic>
-
 #include "cpu/window_gather.h"
 
 namespace maroon::cpu {
@@ -213,11 +211,8 @@ HWY_EXPORT(GMulF64);
 HWY_EXPORT(GMaxF64);
 
 namespace {
-std::atomic<int64_t> g_runs{0};
-
 #define MAROON_GATHER_DISPATCH(NAME)                                                              \
   void NAME##_d(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { \
-    g_runs.fetch_add(1, std::memory_order_relaxed);                                               \
     HWY_DYNAMIC_DISPATCH(NAME)(b, s, w, nw, n, i, a);                                             \
   }
 MAROON_GATHER_DISPATCH(GAddF32) MAROON_GATHER_DISPATCH(GMulF32) MAROON_GATHER_DISPATCH(GMaxF32)
@@ -230,8 +225,6 @@ WindowGatherFn window_gather(ReduceOp op, DType d) {
   if (d == DType::Float64) return op == ReduceOp::ADD ? GAddF64_d : op == ReduceOp::MUL ? GMulF64_d : GMaxF64_d;
   return nullptr;
 }
-
-int64_t window_gather_runs() { return g_runs.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu
 #endif  // HWY_ONCE

@@ -17,7 +17,5 @@ using WindowGatherFn = void (*)(const void* base, int64_t step, const int64_t* w
                                 uint64_t identity, void* acc);
 // The kernel for (op, dtype), or null (float32 and float64 only).
 WindowGatherFn window_gather(ReduceOp op, DType d);
-// How many runs of outputs the kernels have folded in this process (the tests check the path).
-int64_t window_gather_runs();
 
 }  // namespace maroon::cpu
