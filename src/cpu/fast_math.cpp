@@ -36,10 +36,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Lanes of one double vector: x (binary32 values widened) -> binary32 result bits in 64-bit
 // lanes; *ok marks the lanes whose bits are final. Integer work is signed 64-bit (every value
 // compared is below 2^62 in the lanes that count), which every target compares natively.
+// `c` is src/math's exp2_fast_data(), fetched once by the caller: fetched here, it was a call per
+// vector, with the lanes spilled around it and the coefficients broadcast anew each time.
 template <class D, class V = hn::Vec<D>, class VI = hn::Vec<hn::RebindToSigned<D>>>
-HWY_INLINE VI Exp2Lanes(D d, V x, Round r, hn::Mask<D>* ok) {
+HWY_INLINE VI Exp2Lanes(D d, V x, Round r, const math::detail::Exp2FastData& c, hn::Mask<D>* ok) {
   const hn::RebindToSigned<D> di;
-  const math::detail::Exp2FastData& c = math::detail::exp2_fast_data();
   const V magic = hn::Set(d, 0x1.8p52);
   // exp2_fast: n = round(128x) (the low bits of 128x + 1.5*2^52, whose ulp is 1),
   // j = n mod 128, k = floor(n / 128), r = x - n/128 (exact).
@@ -96,9 +97,10 @@ void Exp2F32(const void* pa, void* po, int n, Round r) {
   const float* a = static_cast<const float*>(pa);
   uint32_t* o = static_cast<uint32_t*>(po);
   const int L = static_cast<int>(hn::Lanes(d));
+  const math::detail::Exp2FastData& c = math::detail::exp2_fast_data();
   for (int i = 0; i < n; i += L) {
     hn::Mask<decltype(d)> ok;
-    const auto bits = Exp2Lanes(d, hn::PromoteTo(d, hn::LoadU(df, a + i)), r, &ok);
+    const auto bits = Exp2Lanes(d, hn::PromoteTo(d, hn::LoadU(df, a + i)), r, c, &ok);
     hn::StoreU(hn::TruncateTo(du32, hn::BitCast(du, bits)), du32, o + i);
     if (HWY_LIKELY(hn::AllTrue(d, ok))) continue;
     uint8_t mask[8] = {};

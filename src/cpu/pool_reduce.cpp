@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"
 #include "cpu/threads.h"
+#include "cpu/window_gather.h"
 #include "ref/scalar.h"
 
 namespace maroon::cpu {
@@ -27,7 +29,7 @@ constexpr int kOutputsPerTask = kTile;
 // Longest window taken here; longer folds go to run_reduce.
 constexpr int64_t kMaxWindow = 64;
 
-std::atomic<int64_t> g_runs{0};
+std::atomic<int64_t> g_runs{0}, g_gather_runs{0};
 
 struct WindowReduce {
   const Buffer* src;
@@ -169,6 +171,12 @@ bool try_window_reduce(Node& out) {
   const uint64_t identity = ref::reduce_identity(out.arg.reduce_op, out.dtype);
   // The op table's ROUNDS column for the combining op: MAX never needs the hardware mode.
   const bool rounds = op_info(combiner(out.arg.reduce_op)).rounds;
+  // Outputs 2 apart (2 x k pools) or farther (softmax's rows) along the last kept axis, float32
+  // or float64: folded a vector of outputs at a time in registers (window_gather.cpp) instead of
+  // strided passes over the tile.
+  const int64_t step = w.outer.empty() ? 0 : w.ostride.back();
+  WindowGatherFn gather = window_gather(out.arg.reduce_op, out.dtype);
+  if (step != 2 && (std::abs(step) <= 2 || std::abs(step) >= (int64_t{1} << 31) / 64)) gather = nullptr;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
   parallel_for((O + kOutputsPerTask - 1) / kOutputsPerTask, [&](int64_t task) {
     const int64_t o0 = task * kOutputsPerTask;
@@ -180,6 +188,13 @@ bool try_window_reduce(Node& out) {
     val.resize(kTile + kTilePad);
     output_runs(w, o0, n, &runs);
     uint8_t* a = reinterpret_cast<uint8_t*>(acc.data());
+    if (gather) {
+      for (size_t r = 0; r < runs.start.size(); ++r)
+        gather(w.src->bytes() + runs.start[r] * static_cast<int64_t>(sz), step, w.window.data(),
+               static_cast<int>(w.window.size()), runs.at[r + 1] - runs.at[r], identity,
+               buf->bytes() + (o0 + runs.at[r]) * static_cast<int64_t>(sz));
+      return;
+    }
     fill_identity(a, identity, sz, n);
     for (int64_t off : w.window) {
       load_window(*w.src, runs, off, val.data());
@@ -190,9 +205,11 @@ bool try_window_reduce(Node& out) {
   out.buffer = buf;
   out.view = ShapeTracker::contiguous(out.shape);
   g_runs.fetch_add(1, std::memory_order_relaxed);
+  if (gather) g_gather_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 int64_t window_reduce_runs() { return g_runs.load(std::memory_order_relaxed); }
+int64_t window_gather_runs() { return g_gather_runs.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

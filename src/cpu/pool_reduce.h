@@ -11,5 +11,8 @@ bool try_window_reduce(Node& out);
 // How many reductions try_window_reduce has computed in this process (the harness checks that
 // its cases take that path).
 int64_t window_reduce_runs();
+// How many of them took window_gather.h's kernels (counted once per reduction: a count per call
+// was an atomic add per run of outputs, shared by the threads).
+int64_t window_gather_runs();
 
 }  // namespace maroon::cpu

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "cpu/pool_reduce.h"
+#include "cpu/window_gather.h"
 #include "maroon/primitives.h"
 #include "util.h"
 
@@ -62,6 +63,78 @@ TEST(CpuBackend, PoolWindowReductions) {
   }
   EXPECT_EQ(combos, 5 * 3 * 7 + 3 * 2 * 7 * 3);  // dtypes x ops x cases, + float ADD/MUL's other modes
   std::printf("pool windows: %d backend runs equal to the reference\n", g_runs - runs_before);
+}
+
+// Softmax's row reductions (outputs far apart: rows of the last axis) take window_gather.cpp's
+// kernels: float32 and float64, every op and mode, random bits; windows of adjacent elements
+// (transposed in registers) at least a vector long, with and without a remainder, and shorter or
+// strided ones (gathered); runs of outputs shorter than a vector and not a multiple of one, rows
+// flipped (a negative step), windows over two axes.
+TEST(CpuBackend, WindowGatherReductions) {
+  const int runs_before = g_runs;
+  struct Case { const char* name; std::function<Tensor(const Tensor&)> view; Shape in; std::vector<int64_t> axes; };
+  const Case cases[] = {
+      {"softmax rows", [](const Tensor& x) { return x; }, {4, 64, 64}, {2}},
+      {"short runs", [](const Tensor& x) { return x; }, {7, 5, 9}, {2}},
+      {"odd run length", [](const Tensor& x) { return x; }, {3, 37, 3}, {2}},
+      {"flipped rows", [](const Tensor& x) { return x.flip({1}); }, {2, 21, 8}, {2}},
+      {"rows not a multiple of a vector", [](const Tensor& x) { return x; }, {3, 21, 37}, {2}},
+      {"strided windows", [](const Tensor& x) { return x.permute({2, 0, 1}); }, {2, 6, 40}, {2}},
+      {"two reduced axes", [](const Tensor& x) { return x; }, {3, 19, 4, 5}, {2, 3}},
+      {"2x2 pools", [](const Tensor& x) { return tiled(x, 2, 2); }, {2, 3, 8, 64}, {4, 5}},
+      {"2x2 pools, runs of 8 and 5", [](const Tensor& x) { return tiled(x, 2, 2); }, {2, 3, 6, 26}, {4, 5}},
+      {"3x2 pools", [](const Tensor& x) { return tiled(x, 3, 2); }, {1, 2, 9, 40}, {4, 5}},
+      {"2x2 pools, one column", [](const Tensor& x) { return tiled(x, 2, 2).shrink({{0, 2}, {0, 3}, {0, 3}, {0, 19}, {0, 2}, {0, 1}}); },
+       {2, 3, 6, 38}, {4, 5}},
+      {"one output", [](const Tensor& x) { return x; }, {33}, {0}},
+  };
+  uint64_t seed = 900;
+  for (DType d : {DType::Float32, DType::Float64})
+    for (ReduceOp op : kAllReduceOps)
+      for (const Case& c : cases) {
+        std::vector<Round> modes{Round::NearestEven};
+        if (op != ReduceOp::MAX) modes = {Round::NearestEven, Round::TowardZero, Round::Up, Round::Down};
+        for (Round r : modes)
+          for (bool grid : {false, true}) {  // random bits; values near one with specials (ties, +-0)
+          const std::string what = std::string(c.name) + " " + std::string(reduce_op_name(op)) + " " +
+                                   std::string(dtype_name(d)) + " " + std::string(round_name(r)) +
+                                   (grid ? " grid" : "");
+          ++seed;
+          auto build = [&] {
+            Tensor x = c.view(grid ? near_one_tensor(d, c.in, seed, true) : random_bits_tensor(c.in, d, seed));
+            RoundingScope scope(r);
+            return x.reduce(op, c.axes);
+          };
+          if (std::string(c.name) == "one output") {  // no step between outputs: the general path
+            const int64_t before = cpu::window_gather_runs();
+            check(what, build);
+            EXPECT_EQ(cpu::window_gather_runs(), before) << what;
+          } else {
+            check_path(what, build, cpu::window_gather_runs, "take the gather kernels");
+          }
+        }
+      }
+  // Rows of +0, -0, -1 and -inf: the maximum of a tie of signed zeros is +0 whichever comes first.
+  for (DType d : {DType::Float32, DType::Float64})
+    check_path(std::string("signed zeros ") + std::string(dtype_name(d)), [d] {
+      const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
+      const uint64_t pick[] = {0, f.sign_bit(), encode(f, -1.0), f.sign_bit() | (f.exp_mask() << f.mbits)};
+      Gen g(77);
+      std::vector<uint64_t> v(6 * 40 * 24);
+      for (auto& x : v) x = pick[g.next() % 4];
+      return tensor_of_bits(v, {6, 40, 24}, d).reduce(ReduceOp::MAX, {2});
+    }, cpu::window_gather_runs, "take the gather kernels");
+  // Look-alikes that keep the general path: flipped 2x2 pools (outputs 2 apart backwards), 2x1
+  // pools (outputs adjacent), float16, int32.
+  const int64_t before = cpu::window_gather_runs();
+  check("flipped 2x2 pool", [] {
+    return tiled(random_bits_tensor({2, 3, 8, 34}, DType::Float32, 7).flip({3}), 2, 2).reduce(ReduceOp::MAX, {4, 5});
+  });
+  check("2x1 pool", [] { return tiled(random_bits_tensor({2, 3, 8, 34}, DType::Float32, 6), 2, 1).reduce(ReduceOp::MAX, {4, 5}); });
+  check("float16 rows", [] { return random_bits_tensor({4, 16, 64}, DType::Float16, 8).reduce(ReduceOp::ADD, {2}); });
+  check("int32 rows", [] { return random_bits_tensor({4, 16, 64}, DType::Int32, 9).reduce(ReduceOp::MAX, {2}); });
+  EXPECT_EQ(cpu::window_gather_runs(), before);
+  std::printf("window gathers: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
 }  // namespace

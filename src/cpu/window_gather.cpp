@@ -1,0 +1,230 @@
+// Window reductions across outputs 2 or more elements apart (window_gather.h). pool_reduce.cpp's
+// general path loads one window position for a tile of outputs at a time (a strided pass over
+// the tile's rows: 64 passes for softmax's rows of 64, each missing L1 once the rows outgrow it;
+// four passes of 4-lane shuffles for a 2x2 max-pool) and then folds it. Here a vector of outputs
+// is folded in registers: lane t takes base[t * step + window[k]] for each k in turn, from rows
+// transposed in registers (windows of adjacent elements), from even and odd lanes (step 2), or
+// gathered (the rest). Each lane's fold is the one fastops' RAdd, RMul and RMax apply to a lane
+// (the same IEEE operation, the same canonical NaN, IEEE maximum with +0 over -0), from the same
+// identity over the same positions in the same order, so the bits are the same on every target.
+// The hardware rounding mode is the caller's (parallel_for sets it for ADD and MUL, as for
+// fastops' folds).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/window_gather.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+HWY_BEFORE_NAMESPACE();
+namespace maroon::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D, class V>
+HWY_INLINE V CanonicalG(D d, V r) {  // NaN -> the canonical quiet NaN (fastops' Canonical)
+  using T = hn::TFromD<D>;
+  const hn::RebindToUnsigned<D> du;
+  const auto qnan = sizeof(T) == 4 ? hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FC00000u)))
+                                   : hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FF8000000000000ull)));
+  return hn::IfThenElse(hn::IsNaN(r), qnan, r);
+}
+
+struct AddOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const { return CanonicalG(d, hn::Add(a, b)); }
+};
+struct MulOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const { return CanonicalG(d, hn::Mul(a, b)); }
+};
+struct MaxOp {  // fastops' Maximum: NaN wins (canonical), +0 beats -0 (AND of the bits)
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    V r = hn::IfThenElse(hn::Lt(a, b), b, a);
+    r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), CanonicalG(d, hn::Add(a, b)), r);
+  }
+};
+
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+// v[j] lane c -> v[c] lane j (an L x L transpose): each stage takes the even lanes of every pair
+// of vectors, then the odd ones, a perfect unshuffle of the L*L sequence (its index bits rotated
+// right by one); log2(L) of them rotate row and column bits into each other's place.
+template <class D, class V, size_t L>
+HWY_INLINE void Transpose(D d, V (&v)[L]) {
+  for (size_t s = 1; s < L; s *= 2) {
+    V w[L];
+    for (size_t i = 0; i < L / 2; ++i) {
+      w[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
+      w[i + L / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
+    }
+    for (size_t i = 0; i < L; ++i) v[i] = w[i];
+  }
+}
+
+// Windows of adjacent elements (window[k] == k, at least a vector long): a vector of outputs
+// reads L rows a vector at a time and transposes them in registers, so lane t gets row t's
+// positions k0 .. k0 + L - 1, folded in order; the last nwin mod L positions are gathered.
+// Gathers alone were about as slow as the strided passes on AMD's AVX-512.
+template <class T, class Op>
+bool RowsFold(const T* base, int64_t step, const int64_t* window, int nwin, int n, T id, T* acc) {
+  const hn::ScalableTag<T> d;
+  constexpr size_t kL = hn::MaxLanes(hn::ScalableTag<T>());
+  if (nwin < static_cast<int>(kL)) return false;
+  for (int k = 0; k < nwin; ++k)
+    if (window[k] != k) return false;
+  const hn::RebindToSigned<decltype(d)> di;
+  using TI = hn::TFromD<decltype(di)>;
+  const auto lanes = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(step)));
+  const int L = static_cast<int>(kL), full = nwin / L * L;
+  const Op op;
+  for (int t = 0; t < n; t += L) {
+    const int m = std::min(L, n - t);
+    const T* rows[kL];  // lanes past the last output read the first output's row, not stored
+    for (int j = 0; j < L; ++j) rows[j] = base + static_cast<int64_t>(t + (j < m ? j : 0)) * step;
+    auto a = hn::Set(d, id);
+    for (int k0 = 0; k0 < full; k0 += L) {
+      hn::Vec<decltype(d)> v[kL];
+      for (int j = 0; j < L; ++j) v[j] = hn::LoadU(d, rows[j] + k0);
+      Transpose(d, v);
+      for (int c = 0; c < L; ++c) a = op(d, a, v[c]);
+    }
+    const auto idx = m == L ? lanes : hn::IfThenElseZero(hn::FirstN(di, static_cast<size_t>(m)), lanes);
+    for (int k = full; k < nwin; ++k) a = op(d, a, hn::GatherIndex(d, rows[0] + k, idx));
+    if (m == L) {
+      hn::StoreU(a, d, acc + t);
+    } else {
+      HWY_ALIGN T tmp[kL];
+      hn::Store(a, d, tmp);
+      std::memcpy(acc + t, tmp, static_cast<size_t>(m) * sizeof(T));
+    }
+  }
+  return true;
+}
+
+// Outputs 2 apart (the pools' 2 x k windows at stride 2): lane t of window position o is
+// row[2t + o]. Positions o, o + 1 (a window row's pair) are the even and odd lanes of the 2L
+// elements from row + o, whose last is the last output's element o + 1; a position without its
+// pair takes the even lanes of row[o, o + L) and the odd ones of row[o + L - 1, o + 2L - 1), so
+// no read goes past the last output's element either.
+template <class D, class Op, class T = hn::TFromD<D>>
+HWY_INLINE void PairsVector(D d, const T* row, const int64_t* window, int nwin, T id, T* out) {
+  const size_t L = hn::Lanes(d);
+  const Op op;
+  auto a = hn::Set(d, id);
+  for (int k = 0; k < nwin;) {
+    const T* p = row + window[k];
+    if (k + 1 < nwin && window[k + 1] == window[k] + 1) {
+      const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L);
+      a = op(d, a, hn::ConcatEven(d, hi, lo));
+      a = op(d, a, hn::ConcatOdd(d, hi, lo));
+      k += 2;
+    } else {
+      const auto lo = hn::LoadU(d, p), hi = hn::LoadU(d, p + L - 1);
+      a = op(d, a, hn::ConcatUpperLower(d, hn::ConcatOdd(d, hi, lo), hn::ConcatEven(d, hi, lo)));
+      k += 1;
+    }
+  }
+  hn::StoreU(a, d, out);
+}
+
+// Outputs [0, n) at step 2: whole vectors, then half vectors where a vector holds 8 or more;
+// returns how many outputs it folded (the rest are gathered).
+template <class T, class Op>
+int PairsFold(const T* base, const int64_t* window, int nwin, int n, T id, T* acc) {
+  const hn::ScalableTag<T> d;
+  const int L = static_cast<int>(hn::Lanes(d));
+  int t = 0;
+  for (; t + L <= n; t += L) PairsVector<decltype(d), Op>(d, base + 2 * static_cast<int64_t>(t), window, nwin, id, acc + t);
+  if constexpr (hn::MaxLanes(hn::ScalableTag<T>()) >= 8) {
+    const hn::Half<decltype(d)> dh;
+    for (; t + L / 2 <= n; t += L / 2)
+      PairsVector<decltype(dh), Op>(dh, base + 2 * static_cast<int64_t>(t), window, nwin, id, acc + t);
+  }
+  return t;
+}
+#endif
+
+template <class T, class Op>
+void GatherFold(const void* pbase, int64_t step, const int64_t* window, int nwin, int n, uint64_t identity,
+                void* pacc) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using TI = hn::TFromD<decltype(di)>;
+  const T* base = static_cast<const T*>(pbase);
+  T* acc = static_cast<T*>(pacc);
+  T id;
+  std::memcpy(&id, &identity, sizeof(T));  // the low bytes, as fastops' folds read them
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  if (step == 2) {  // whole (and half) vectors here, the last few outputs gathered below
+    const int done = PairsFold<T, Op>(base, window, nwin, n, id, acc);
+    base += 2 * static_cast<int64_t>(done);
+    acc += done;
+    n -= done;
+  } else if (RowsFold<T, Op>(base, step, window, nwin, n, id, acc)) {
+    return;
+  }
+#endif
+  const int L = static_cast<int>(hn::Lanes(d));
+  // Lane t reads t * step past the vector's first output (|step| * L < 2^31: the caller's check).
+  const auto lanes = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(step)));
+  const Op op;
+  for (int t = 0; t < n; t += L) {
+    const int m = std::min(L, n - t);
+    // Lanes past the last output read the first one's elements (valid) and are not stored.
+    const auto idx = m == L ? lanes : hn::IfThenElseZero(hn::FirstN(di, static_cast<size_t>(m)), lanes);
+    const T* row = base + static_cast<int64_t>(t) * step;
+    auto a = hn::Set(d, id);
+    for (int k = 0; k < nwin; ++k) a = op(d, a, hn::GatherIndex(d, row + window[k], idx));
+    if (m == L) {
+      hn::StoreU(a, d, acc + t);
+    } else {
+      HWY_ALIGN T tmp[hn::MaxLanes(d)];
+      hn::Store(a, d, tmp);
+      std::memcpy(acc + t, tmp, static_cast<size_t>(m) * sizeof(T));
+    }
+  }
+}
+
+void GAddF32(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<float, AddOp>(b, s, w, nw, n, i, a); }
+void GMulF32(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<float, MulOp>(b, s, w, nw, n, i, a); }
+void GMaxF32(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<float, MaxOp>(b, s, w, nw, n, i, a); }
+void GAddF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<double, AddOp>(b, s, w, nw, n, i, a); }
+void GMulF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<double, MulOp>(b, s, w, nw, n, i, a); }
+void GMaxF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<double, MaxOp>(b, s, w, nw, n, i, a); }
+
+}  // namespace maroon::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "cpu/window_gather.h"
+
+namespace maroon::cpu {
+
+HWY_EXPORT(GAddF32);
+HWY_EXPORT(GMulF32);
+HWY_EXPORT(GMaxF32);
+HWY_EXPORT(GAddF64);
+HWY_EXPORT(GMulF64);
+HWY_EXPORT(GMaxF64);
+
+namespace {
+#define MAROON_GATHER_DISPATCH(NAME)                                                              \
+  void NAME##_d(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { \
+    HWY_DYNAMIC_DISPATCH(NAME)(b, s, w, nw, n, i, a);                                             \
+  }
+MAROON_GATHER_DISPATCH(GAddF32) MAROON_GATHER_DISPATCH(GMulF32) MAROON_GATHER_DISPATCH(GMaxF32)
+MAROON_GATHER_DISPATCH(GAddF64) MAROON_GATHER_DISPATCH(GMulF64) MAROON_GATHER_DISPATCH(GMaxF64)
+#undef MAROON_GATHER_DISPATCH
+}  // namespace
+
+WindowGatherFn window_gather(ReduceOp op, DType d) {
+  if (d == DType::Float32) return op == ReduceOp::ADD ? GAddF32_d : op == ReduceOp::MUL ? GMulF32_d : GMaxF32_d;
+  if (d == DType::Float64) return op == ReduceOp::ADD ? GAddF64_d : op == ReduceOp::MUL ? GMulF64_d : GMaxF64_d;
+  return nullptr;
+}
+
+}  // namespace maroon::cpu
+#endif  // HWY_ONCE
