@@ -1,30 +1,15 @@
 // conv2d forward on the MNIST CNN's layer shapes (tinygrad's beautiful_mnist): GFLOP/s, and as a
 // fraction of Maroon's own float32 matmul at N=512 measured in the same run (the goal is
 // half of matmul's efficiency or better). PyTorch's numbers: bench/cpu/conv_torch.py.
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 
+#include "best_ms.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
 
 using namespace maroon;
-
-namespace {
-
-double best_ms(int reps, const std::function<void()>& f) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best * 1e3;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 2 && !std::strcmp(argv[1], "--threads")) set_num_threads(std::atoi(argv[2]));

@@ -1,30 +1,15 @@
 // conv2d's forward product and its two gradients on beautiful_mnist's second layer (32->32 5x5
 // on 24x24), each timed alone: the best of several runs, so that a shared, loaded machine
 // still gives each build's own speed. usage: maroon-bench-conv-grad [--threads T] [batch]
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 
+#include "best_ms.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
 
 using namespace maroon;
-
-namespace {
-
-double best_ms(int reps, const std::function<void()>& f) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best * 1e3;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int a = 1;
