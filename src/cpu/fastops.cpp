@@ -9,27 +9,11 @@
 
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"  // kTilePad
+#include "cpu/lane_ops-inl.h"  // Canonical, Maximum
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <class D, class V>
-HWY_INLINE V Canonical(D d, V r) {  // NaN -> the canonical quiet NaN
-  using T = hn::TFromD<D>;
-  const hn::RebindToUnsigned<D> du;
-  const auto qnan = sizeof(T) == 4 ? hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FC00000u)))
-                                   : hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FF8000000000000ull)));
-  return hn::IfThenElse(hn::IsNaN(r), qnan, r);
-}
-
-// IEEE 754-2019 maximum: NaN wins, and +0 beats -0 (AND of the bits keeps +0).
-template <class D, class V>
-HWY_INLINE V Maximum(D d, V a, V b) {
-  V r = hn::IfThenElse(hn::Lt(a, b), b, a);
-  r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
-  return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), Canonical(d, hn::Add(a, b)), r);
-}
 
 #define MAROON_BINARY_KERNEL(NAME, T, EXPR)                                       \
   void NAME(const void* pa, const void* pb, const void*, void* po, int n) {        \

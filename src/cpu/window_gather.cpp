@@ -14,6 +14,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include "cpu/lane_ops-inl.h"  // Canonical, Maximum
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -22,30 +24,17 @@ HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class D, class V>
-HWY_INLINE V CanonicalG(D d, V r) {  // NaN -> the canonical quiet NaN (fastops' Canonical)
-  using T = hn::TFromD<D>;
-  const hn::RebindToUnsigned<D> du;
-  const auto qnan = sizeof(T) == 4 ? hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FC00000u)))
-                                   : hn::BitCast(d, hn::Set(du, static_cast<hn::TFromD<decltype(du)>>(0x7FF8000000000000ull)));
-  return hn::IfThenElse(hn::IsNaN(r), qnan, r);
-}
-
 struct AddOp {
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V a, V b) const { return CanonicalG(d, hn::Add(a, b)); }
+  HWY_INLINE V operator()(D d, V a, V b) const { return Canonical(d, hn::Add(a, b)); }
 };
 struct MulOp {
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V a, V b) const { return CanonicalG(d, hn::Mul(a, b)); }
+  HWY_INLINE V operator()(D d, V a, V b) const { return Canonical(d, hn::Mul(a, b)); }
 };
-struct MaxOp {  // fastops' Maximum: NaN wins (canonical), +0 beats -0 (AND of the bits)
+struct MaxOp {
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V a, V b) const {
-    V r = hn::IfThenElse(hn::Lt(a, b), b, a);
-    r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
-    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), CanonicalG(d, hn::Add(a, b)), r);
-  }
+  HWY_INLINE V operator()(D d, V a, V b) const { return Maximum(d, a, b); }
 };
 
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
