@@ -30,20 +30,29 @@ size_t size_class(size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+// madvise(advice) over the whole `page`-aligned pages inside [p, p + bytes), for blocks of
+// `from` bytes or more. A hint: failure changes nothing, and which pages back a buffer, or when
+// they are faulted in, never changes a bit of it.
+void advise_pages(uint8_t* p, size_t bytes, size_t from, uintptr_t page, int advice) {
+#if defined(__linux__)
+  if (bytes < from) return;
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
+  if (b > a) ::madvise(reinterpret_cast<void*>(a), b - a, advice);
+#else
+  (void)p, (void)bytes, (void)from, (void)page, (void)advice;
+#endif
+}
+
 // A fresh large block is asked to be backed by 2 MiB pages where the kernel leaves that to the
 // program (transparent_hugepage "madvise", Debian's default): first touching it then costs one
-// fault per 2 MiB instead of one per 4 KiB. Only the whole huge pages inside the block; a hint,
-// so failure changes nothing. Which pages back a buffer never changes a bit of it.
+// fault per 2 MiB instead of one per 4 KiB. Only the whole huge pages inside the block.
 constexpr size_t kHugePage = size_t{2} << 20;
 void advise_huge(uint8_t* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes < kHugePage) return;
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) / kHugePage * kHugePage;
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) / kHugePage * kHugePage;
-  if (b > a) ::madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+  advise_pages(p, bytes, kHugePage, kHugePage, MADV_HUGEPAGE);
 #else
-  (void)p;
-  (void)bytes;
+  (void)p, (void)bytes;
 #endif
 }
 
@@ -51,22 +60,17 @@ void advise_huge(uint8_t* p, size_t bytes) {
 // (Linux 5.14) instead of one trap per 4 KB page on first touch: on the 2-vCPU VM a trap costs
 // ~11 us, and maroon train's first steps took ~8.5K of them (~90 ms) while the cache grew to its
 // working set of about three 8 MB states, made of 1-1.6 MB blocks that huge pages do not cover.
-// Every kernel writes its whole output, so the pages would all be touched anyway. A hint: on an
-// older kernel it fails and the pages fault as before; no byte changes either way.
+// Every kernel writes its whole output, so the pages would all be touched anyway. On an older
+// kernel the advice fails and the pages fault as before.
+#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23
+#endif
 constexpr size_t kPopulateFrom = size_t{256} << 10;
 void populate(uint8_t* p, size_t bytes) {
 #if defined(__linux__)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-  if (bytes < kPopulateFrom) return;
-  const uintptr_t page = 4096;
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
-  if (b > a) ::madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);
+  advise_pages(p, bytes, kPopulateFrom, 4096, MADV_POPULATE_WRITE);
 #else
-  (void)p;
-  (void)bytes;
+  (void)p, (void)bytes;
 #endif
 }
 
