@@ -1,7 +1,6 @@
 // SHA-256 of bytes, files and realized nodes (see digest.h).
 #include "verify/digest.h"
 
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
