@@ -184,7 +184,8 @@ bool try_run_major_reduce(Node& out) {
   if (out.arg.reduce_op != ReduceOp::ADD || (out.dtype != DType::Float32 && out.dtype != DType::Float64)) return false;
   const Node& src = *out.src[0];
   const int64_t O = numel(out.shape);
-  if (O == 0 || numel(src.shape) == 0 || src.shape.empty()) return false;
+  // Output coordinates index the source's leaves: the REDUCE keeps its reduced axes as 1s.
+  if (O == 0 || numel(src.shape) == 0 || src.shape.empty() || out.shape.size() != src.shape.size()) return false;
   RunPlan p(&src);
   if (p.prog.dtype != out.dtype || !plan_runs(out, &p)) return false;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
