@@ -82,4 +82,10 @@ inline void fold_segs(DType d, const FoldSegs& f, const void* src, void* out) {
   else fold_segs(f, static_cast<const double*>(src), static_cast<double*>(out));
 }
 
+// fold_segs() with the running sums of a vector of outputs in a register (fold_segs_simd.cpp):
+// the same bits. It reads up to kFoldSlackBytes before and after each segment, which src must
+// hold (whatever bits: they are never added).
+constexpr size_t kFoldSlackBytes = 256;
+void fold_segs_vec(DType d, const FoldSegs& f, const void* src, void* out);
+
 }  // namespace maroon::cpu

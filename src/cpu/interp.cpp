@@ -860,7 +860,7 @@ class ReduceTask {
 }  // namespace
 
 void run_reduce(Node& out) {
-  if (try_view_fold(out)) return;
+  if (try_view_fold(out) || try_run_major_reduce(out)) return;
   const ReducePlan plan(out);
   auto buf = std::make_shared<Buffer>(plan.d, plan.O);
   parallel_for(plan.O == 0 ? 0 : (plan.O + plan.to - 1) / plan.to, [&](int64_t task) {

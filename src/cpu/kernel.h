@@ -150,6 +150,13 @@ int64_t select_reduce_runs();
 // then nothing was computed. run_reduce tries it first.
 bool try_view_fold(Node& out);
 int64_t view_fold_runs();  // how many sums it has computed in this process (for the harness)
+// A sum (REDUCE ADD, float32 or float64) over trailing axes of at least 32 positions whose leaves
+// are affine views, each stepping by one stride along them (batchnorm's per-channel statistics):
+// evaluated a run of positions per output, outputs folded as interleaved chains
+// (run_major_reduce.cpp). False if the pattern differs; then nothing was computed. run_reduce
+// tries it after try_view_fold.
+bool try_run_major_reduce(Node& out);
+int64_t run_major_reduce_runs();  // how many sums it has computed in this process (for the harness)
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();

@@ -10,6 +10,7 @@
 // the same +0, so the same bits (padding skipped, NaNs canonical: cpu/fold_segs.h).
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include "cpu/fold_segs.h"
 #include "cpu/gemm.h"
@@ -177,7 +178,13 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     colT.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < m; ++i) rowT[i] = f.cols_fastest ? i * f.ld : i;
     for (int64_t j = 0; j < n; ++j) colT[j] = f.cols_fastest ? j : j * f.ld;
-    void* const tile = scratch(&tile_mem, &tile_cap, static_cast<size_t>(f.gr * f.Mi * f.gc * f.Ni) * sz);
+    // The tile, with slack on both sides for fold_segs_vec's loads (zeroed: never added, but
+    // never left unwritten either).
+    const size_t tile_bytes = static_cast<size_t>(f.gr * f.Mi * f.gc * f.Ni) * sz;
+    uint8_t* const mem = static_cast<uint8_t*>(scratch(&tile_mem, &tile_cap, tile_bytes + 2 * kFoldSlackBytes));
+    std::memset(mem, 0, kFoldSlackBytes);
+    std::memset(mem + kFoldSlackBytes + tile_bytes, 0, kFoldSlackBytes);
+    void* const tile = mem + kFoldSlackBytes;
     static const int64_t zero = 0;
     // Rows adjacent in the tile are computed as the product's columns (y times x: the same
     // products summed in the same order), so the kernel writes whole tile rows in place.
@@ -205,7 +212,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         int64_t o = 0, ur = tr * f.gr + h, uc = tc * f.gc + gi;
         for (size_t a = f.row_ext.size(); a-- > 0; ur /= f.row_ext[a]) o += (ur % f.row_ext[a]) * f.row_ostr[a];
         for (size_t a = f.col_ext.size(); a-- > 0; uc /= f.col_ext[a]) o += (uc % f.col_ext[a]) * f.col_ostr[a];
-        fold_segs(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz);
+        fold_segs_vec(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);

@@ -1,0 +1,204 @@
+// Sums over trailing axes whose terms lie in runs: batchnorm's per-channel statistics, (batch,
+// channel, y, x) summed over batch, y and x, each channel's terms a run of y * x consecutive
+// elements per batch. The generic fold (interp.cpp, ReduceTask) evaluates a tile position-major
+// across outputs (16 channels by 16 positions), so every leaf element is gathered a plane apart
+// and every tile costs its setup for 256 elements. Here a tile is output-major: an output's
+// positions along the run, read in place (or copied as a run, or filled for a per-channel
+// value), and up to 256 / run outputs per tile. Each output's terms are still added one at a time
+// in index order from the identity +0 (a left fold), the outputs of a task interleaved as
+// independent chains; a NaN stays a NaN under addition, so making it canonical at the end gives
+// the generic fold's bits, which canonicalises every step.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#include "cpu/gemm.h"
+#include "cpu/kernel.h"
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+std::atomic<int64_t> g_run_major_runs{0};
+
+// Outputs a task folds at once (independent add chains: enough to hide an add's latency).
+constexpr int kRunChains = 8;
+// Runs shorter than this stay with the generic fold (tiles of many short runs gain little).
+constexpr int64_t kMinRun = 32;
+
+struct RunPlan {
+  Program prog;
+  std::vector<LeafMap> maps;
+  Shape in;
+  std::vector<int64_t> outer;  // reduced axes before the trailing run, outermost first
+  int64_t run = 1;             // positions per run (the trailing reduced axes' product)
+  int64_t runs = 1;            // runs per output
+  std::vector<int64_t> step;   // per leaf: its stride along the run
+  int m = 0, k = 1, group = 1; // positions per tile chunk, outputs per tile, outputs per task
+  explicit RunPlan(const Node* src) : prog(build_program(src)), in(src->shape) {}
+};
+
+// The trailing axes that are reduced (or of size 1) form the run; every leaf must be one affine
+// view whose index steps by one stride along it.
+bool plan_runs(const Node& out, RunPlan* p) {
+  const size_t nd = p->in.size();
+  std::vector<bool> red(nd, false);
+  for (int64_t a : out.arg.ints) red[static_cast<size_t>(a)] = true;
+  size_t first = nd;
+  while (first > 0 && (red[first - 1] || p->in[first - 1] == 1)) --first;
+  for (size_t a = first; a < nd; ++a) p->run *= p->in[a];
+  if (first == nd || p->run < kMinRun) return false;
+  for (size_t a = 0; a < first; ++a)
+    if (red[a] && p->in[a] != 1) p->outer.push_back(static_cast<int64_t>(a));
+  for (int64_t a : p->outer) p->runs *= p->in[a];
+  for (const Node* l : p->prog.leaves) {
+    p->maps.emplace_back(l);
+    const LeafMap& m = p->maps.back();
+    if (!m.affine || m.strides.size() != nd) return false;
+    // Along the run, flat position j = sum of coord * (product of later extents): the leaf's
+    // index steps by s per position when each axis's stride is s times that product.
+    int64_t s = 0, span = 1;
+    bool set = false, linear = true;
+    for (size_t a = nd; a-- > first;) {
+      if (p->in[a] == 1) continue;
+      if (!set) { s = m.strides[a]; set = true; }
+      linear = linear && m.strides[a] == s * span;
+      span *= p->in[a];
+    }
+    if (!linear) return false;
+    p->step.push_back(s);
+  }
+  p->m = static_cast<int>(std::min<int64_t>(p->run, kTile));
+  p->k = std::max(1, kTile / p->m);
+  p->k = std::min(p->k, kRunChains);
+  p->group = p->k * ((kRunChains + p->k - 1) / p->k);
+  return true;
+}
+
+// acc[t] += v[t * m + j] for j < n in order, t < g: g independent chains.
+template <class T>
+void fold_chains(T* acc, const T* v, int g, int m, int n) {
+  if (g == kRunChains) {
+    T a[kRunChains];
+    for (int t = 0; t < kRunChains; ++t) a[t] = acc[t];
+    for (int j = 0; j < n; ++j)
+      for (int t = 0; t < kRunChains; ++t) a[t] += v[t * m + j];
+    for (int t = 0; t < kRunChains; ++t) acc[t] = a[t];
+    return;
+  }
+  for (int j = 0; j < n; ++j)
+    for (int t = 0; t < g; ++t) acc[t] += v[t * m + j];
+}
+
+template <class T>
+void canonical_accs(T* acc, int g) {
+  for (int t = 0; t < g; ++t)
+    if (std::isnan(acc[t])) acc[t] = CanonicalNaN<T>();
+}
+
+class RunTask {
+ public:
+  RunTask(const RunPlan& p, const Node& out, int64_t o0, int g) : p_(p), out_(out), o0_(o0), g_(g), ev_(p.prog) {}
+
+  void run(Buffer& buf) {
+    const size_t L = p_.maps.size();
+    base_.assign(L * static_cast<size_t>(g_), 0);
+    std::vector<int64_t> oc(out_.shape.size(), 0);
+    int64_t q = o0_;
+    for (size_t a = oc.size(); a-- > 0;) { oc[a] = out_.shape[a] ? q % out_.shape[a] : 0; q = out_.shape[a] ? q / out_.shape[a] : 0; }
+    for (int t = 0; t < g_; ++t) {
+      for (size_t l = 0; l < L; ++l) base_[l * g_ + t] = p_.maps[l].index(oc.data());
+      for (size_t a = oc.size(); a-- > 0;) { if (++oc[a] < out_.shape[a]) break; oc[a] = 0; }
+    }
+    staged_.resize(L);
+    for (auto& s : staged_) s.resize(kTile + kTilePad, 0);
+    direct_.assign(L, nullptr);
+    ptrs_.assign(L, nullptr);
+    res_.resize(static_cast<size_t>(p_.group * p_.m) + kTilePad, 0);
+    const bool f32 = out_.dtype == DType::Float32;
+    double acc64[kRunChains * 2] = {};
+    float acc32[kRunChains * 2] = {};
+    std::vector<int64_t> rc(p_.outer.size(), 0);
+    std::vector<int64_t> rp(L, 0);
+    for (int64_t rb = 0; rb < p_.runs; ++rb) {
+      for (size_t l = 0; l < L; ++l) {
+        rp[l] = 0;
+        for (size_t i = 0; i < p_.outer.size(); ++i) rp[l] += rc[i] * p_.maps[l].strides[p_.outer[i]];
+      }
+      for (int64_t j0 = 0; j0 < p_.run; j0 += p_.m) {
+        const int n = static_cast<int>(std::min<int64_t>(p_.m, p_.run - j0));
+        for (int t0 = 0; t0 < g_; t0 += p_.k) eval_tile(t0, std::min(p_.k, g_ - t0), n, j0, rp);
+        if (out_.rnd != Round::NearestEven) set_hw_round(out_.rnd);
+        if (f32) fold_chains(acc32, reinterpret_cast<const float*>(res_.data()), g_, n, n);
+        else fold_chains(acc64, reinterpret_cast<const double*>(res_.data()), g_, n, n);
+        if (out_.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+      }
+      for (size_t i = rc.size(); i-- > 0;) { if (++rc[i] < p_.in[p_.outer[i]]) break; rc[i] = 0; }
+    }
+    if (f32) { canonical_accs(acc32, g_); std::memcpy(buf.bytes() + o0_ * 4, acc32, g_ * 4); }
+    else { canonical_accs(acc64, g_); std::memcpy(buf.bytes() + o0_ * 8, acc64, g_ * 8); }
+  }
+
+ private:
+  // Evaluates outputs t0..t0+kt-1 at run positions j0..j0+n-1 into res_ at t * n + j.
+  void eval_tile(int t0, int kt, int n, int64_t j0, const std::vector<int64_t>& rp) {
+    for (size_t l = 0; l < p_.maps.size(); ++l) {
+      const Node* leaf = p_.maps[l].node;
+      const size_t sz = itemsize(leaf->dtype);
+      const int64_t s = p_.step[l];
+      const int64_t* b = &base_[l * g_ + t0];
+      const int64_t at = b[0] + rp[l] + j0 * s;
+      bool in_place = s == 1 && at + kt * n + kTilePad <= leaf->buffer->count;
+      for (int t = 1; t < kt && in_place; ++t) in_place = b[t] - b[t - 1] == n;
+      if (in_place) {
+        direct_[l] = leaf->buffer->bytes() + at * sz;
+        continue;
+      }
+      uint8_t* dst = reinterpret_cast<uint8_t*>(staged_[l].data());
+      for (int t = 0; t < kt; ++t)
+        copy_strided(leaf->buffer->bytes() + (b[t] + rp[l] + j0 * s) * sz, sz, s, n, dst + t * n * sz);
+      direct_[l] = dst;
+    }
+    uint8_t* dst = reinterpret_cast<uint8_t*>(res_.data()) + static_cast<size_t>(t0) * n * itemsize(out_.dtype);
+    const void* r = ev_.eval(ptrs_, kt * n, &direct_, dst);
+    if (r != dst) std::memcpy(dst, r, static_cast<size_t>(kt) * n * itemsize(out_.dtype));
+  }
+
+  const RunPlan& p_;
+  const Node& out_;
+  const int64_t o0_;
+  const int g_;
+  TileEval ev_;
+  std::vector<int64_t> base_;
+  std::vector<std::vector<uint64_t>> staged_;
+  std::vector<const void*> direct_;
+  std::vector<const int64_t*> ptrs_;
+  std::vector<uint64_t> res_;
+};
+
+}  // namespace
+
+bool try_run_major_reduce(Node& out) {
+  if (out.arg.reduce_op != ReduceOp::ADD || (out.dtype != DType::Float32 && out.dtype != DType::Float64)) return false;
+  const Node& src = *out.src[0];
+  const int64_t O = numel(out.shape);
+  // Output coordinates index the source's leaves: the REDUCE keeps its reduced axes as 1s.
+  if (O == 0 || numel(src.shape) == 0 || src.shape.empty() || out.shape.size() != src.shape.size()) return false;
+  RunPlan p(&src);
+  if (p.prog.dtype != out.dtype || !plan_runs(out, &p)) return false;
+  auto buf = std::make_shared<Buffer>(out.dtype, O);
+  parallel_for((O + p.group - 1) / p.group, [&](int64_t task) {
+    const int64_t o0 = task * p.group;
+    RunTask(p, out, o0, static_cast<int>(std::min<int64_t>(p.group, O - o0))).run(*buf);
+  }, Round::NearestEven);
+  out.buffer = buf;
+  out.view = ShapeTracker::contiguous(out.shape);
+  ++g_run_major_runs;
+  return true;
+}
+
+int64_t run_major_reduce_runs() { return g_run_major_runs.load(); }
+
+}  // namespace maroon::cpu
