@@ -22,6 +22,10 @@ int64_t matmul_column_splits() { return g_column_splits.load(); }
 
 std::atomic<int64_t> g_transposed_b_panels{0};  // counted by pack_b_panels (gemm_pack.h)
 int64_t gemm_transposed_b_panels() { return g_transposed_b_panels.load(); }
+std::atomic<int64_t> g_register_transposed_panels{0};  // counted by gemm.cpp's PackBTransposed
+int64_t gemm_register_transposed_panels() { return g_register_transposed_panels.load(); }
+std::atomic<int64_t> g_register_a_panels{0};  // counted by gemm.cpp's PackAPanel
+int64_t gemm_register_a_panels() { return g_register_a_panels.load(); }
 std::atomic<int64_t> g_row_a_panels{0};  // counted by pack_a_panel (gemm_pack.h)
 int64_t gemm_row_a_panels() { return g_row_a_panels.load(); }
 
@@ -155,7 +159,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   void* const bp = scratch(&bpack, &bcap, static_cast<size_t>((N + nr - 1) / nr * nr * K) * sz);
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).
-    const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 16) / (nr * K));
+    const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 17) / (nr * K));
     parallel_for((panels + per_task - 1) / per_task, [&](int64_t t) {
       gemm_pack_b(d, g, b, bp, t * per_task, std::min(panels, (t + 1) * per_task));
     }, Round::NearestEven);
