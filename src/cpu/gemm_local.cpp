@@ -32,11 +32,12 @@ bool k_affine(const int64_t* kB, int64_t K) {
 }  // namespace
 
 void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Epilogue* epi) {
-  assert(g.tasks_m == 1);
+  assert(g.tasks_m <= kGemmLocalRowBlocks);
   const size_t sz = itemsize(d);
   const bool affine = k_affine(g.kB, g.K);
-  parallel_for(NB * g.tasks_n, [&](int64_t t) {
-    const GemmTaskBox box = gemm_task_box(g, t);
+  parallel_for(NB * g.tasks_n, [&](int64_t t) {  // batch b, column block jn: every row block
+    const int64_t b = t / g.tasks_n, jn = t % g.tasks_n;
+    const GemmTaskBox box = gemm_task_box(g, b * g.tasks_m * g.tasks_n + jn);
     GemmArgs sub = g;  // the task's columns [j0, j0 + nc), one task of one row block
     sub.colB = g.colB + box.j0;
     sub.colC = g.colC + box.j0;
@@ -54,10 +55,13 @@ void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Ep
     thread_local size_t cap = 0;
     void* const bp = scratch(&mem, &cap, static_cast<size_t>(panels * nr * g.K) * sz);
     gemm_pack_b(d, sub, box.b, bp, 0, panels);
-    if (rnd != Round::NearestEven) set_hw_round(rnd);
-    gemm_task(d, sub, bp, box.b);  // sub has one task per batch
-    if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
-    if (epi) epi->apply(g, t);  // the block is final and still in cache
+    for (int64_t im = 0; im < g.tasks_m; ++im) {
+      if (rnd != Round::NearestEven) set_hw_round(rnd);
+      gemm_task(d, sub, bp, box.b * g.tasks_m + im);  // sub has one task per row block
+      if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+      // The block is final and still in cache.
+      if (epi) epi->apply(g, (box.b * g.tasks_m + im) * g.tasks_n + jn);
+    }
   }, Round::NearestEven);
   g_local_runs.fetch_add(1);
 }

@@ -8,8 +8,14 @@
 
 namespace maroon::cpu {
 
-// Runs every task of g (g.tasks_m must be 1) over batches [0, NB), each packing its own columns
-// of B, in rounding mode rnd; then epi, if any, on the task's block as try_matmul does.
+// Row blocks a product may have to run this way: up to two (an MLP's batch of 128 rows), B's
+// panels packed by a task just before its row blocks read them, from cache; packed whole up front
+// (1.6 MB for a 784 x 512 weight) they were read back from L3.
+constexpr int64_t kGemmLocalRowBlocks = 2;
+
+// Runs every task of g (g.tasks_m at most kGemmLocalRowBlocks) over batches [0, NB), a task
+// per batch and column block, each packing its own columns of B and computing them for every row
+// block, in rounding mode rnd; then epi, if any, on each of g's blocks as try_matmul does.
 void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Epilogue* epi);
 
 // How many products ran this way in this process (the harness checks that its cases did).
