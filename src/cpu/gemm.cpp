@@ -280,17 +280,20 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   auto direct = [&](int64_t pi, int64_t pj) {
     return unit[pj] && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
   };
-  thread_local std::vector<T> ctile, apack;
-  ctile.resize(static_cast<size_t>(mp * kMR * ldc));
-  apack.resize(static_cast<size_t>(mp * kMR * kGemmKC));
+  // Grown without zero-filling (every element read is written first): vectors resized between
+  // tasks of different widths zeroed what they grew by, 7% of a 128x10 @ 10x512 product.
+  thread_local std::unique_ptr<uint64_t[]> cmem, amem;
+  thread_local size_t ccap = 0, acap = 0;
+  T* const ctile = static_cast<T*>(scratch(&cmem, &ccap, static_cast<size_t>(mp * kMR * ldc) * sizeof(T)));
+  T* const apack = static_cast<T*>(scratch(&amem, &acap, static_cast<size_t>(mp * kMR * kGemmKC) * sizeof(T)));
   const int64_t block_panels = std::max<int64_t>(1, kGemmNC / NR);  // B panels per column block
   for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
     const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
     for (int64_t pi = 0; pi < mp; ++pi)
-      PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack.data() + pi * kc * kMR);
+      PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
     for (int64_t q0 = 0; q0 < np; q0 += block_panels)
       for (int64_t pi = 0; pi < mp; ++pi) {
-        const T* ap = apack.data() + pi * kc * kMR;
+        const T* ap = apack + pi * kc * kMR;
         for (int64_t pj = q0; pj < std::min(np, q0 + block_panels); ++pj) {
           BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
           if (in_b[pj])
@@ -299,7 +302,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
           T* rows[kMR];
           for (int r = 0; r < kMR; ++r) {
             const int64_t i = pi * kMR + r;
-            rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile.data() + i * ldc + pj * NR;
+            rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
           }
           (in_b[pj] ? MicroDirect : Micro)(ap, bs, kc, rows, k0 == 0, k0 + kc == g.K);
         }
