@@ -21,7 +21,6 @@ std::atomic<int64_t> g_local_runs{0};
 
 int64_t gemm_local_runs() { return g_local_runs.load(); }
 
-namespace {
 // Whether k steps through B by one stride (a plain matmul's rows) or not (im2col: k runs over
 // (channel, kh, kw), a plane, a row and an element apart).
 bool k_affine(const int64_t* kB, int64_t K) {
@@ -29,10 +28,13 @@ bool k_affine(const int64_t* kB, int64_t K) {
     if (kB[k] - kB[k - 1] != kB[1] - kB[0]) return false;
   return true;
 }
-}  // namespace
+
+bool gemm_local_fits(const GemmArgs& g) {
+  return g.tasks_m == 1 || (g.tasks_m <= kGemmLocalRowBlocks && k_affine(g.kB, g.K));
+}
 
 void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Epilogue* epi) {
-  assert(g.tasks_m <= kGemmLocalRowBlocks);
+  assert(gemm_local_fits(g));
   const size_t sz = itemsize(d);
   const bool affine = k_affine(g.kB, g.K);
   parallel_for(NB * g.tasks_n, [&](int64_t t) {  // batch b, column block jn: every row block

@@ -148,9 +148,9 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   gemm_panel_sizes(d, M, N, &mr, &nr);
   const size_t sz = itemsize(d);
   const int64_t per_batch = g.tasks_m * g.tasks_n;
-  // One or two row blocks: each B panel is read by one task only, which packs it just before its
-  // row blocks read it (gemm_local.cpp).
-  if (g.tasks_m <= kGemmLocalRowBlocks) {
+  // One row block, or two of a plain matmul: each B panel is read by one task only, which packs
+  // it just before its row blocks read it (gemm_local.cpp).
+  if (gemm_local_fits(g)) {
     run_local_tasks(d, g, NB, out.rnd, epi);
     return finish_matmul(out, epi, std::move(buf));
   }
