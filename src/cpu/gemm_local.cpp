@@ -4,7 +4,9 @@
 // task packs its own columns (about 1 MB) just before its kernel reads them from cache. Packing
 // copies; the task computes its columns as a product of their own, through the same kernel, with
 // the same sums in the same order, so not a bit changes (the tile chosen for a task's columns may
-// differ from the whole product's: the tile never changes a bit either).
+// differ from the whole product's: the tile never changes a bit either). A plain matmul of two
+// row blocks (an MLP's batch of 128 rows) runs the same way, each task computing its columns for
+// both row blocks: its B panels (up to 256 columns) are read from cache by both.
 #include "cpu/gemm_local.h"
 
 #include <atomic>

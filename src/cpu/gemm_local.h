@@ -1,5 +1,5 @@
-// Products whose rows fit one row block (conv2d's output channels, at most kGemmMC): each task
-// packs the B panels it alone reads (gemm_local.cpp).
+// Products whose rows fit one row block (conv2d's output channels, at most kGemmMC), or two for a
+// plain matmul: each task packs the B panels it alone reads (gemm_local.cpp).
 #pragma once
 #include <cstdint>
 

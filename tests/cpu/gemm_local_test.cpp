@@ -1,4 +1,5 @@
-// Products with one row block, whose tasks pack their own columns of B (src/cpu/gemm_local.cpp),
+// Products with one row block (or two, for a plain matmul), whose tasks pack their own columns
+// of B (src/cpu/gemm_local.cpp),
 // against the reference executor, bit for bit, on every SIMD target and 1, 2 and 3 threads:
 // several column tasks, a last task narrower than a wide tile (another tile than the rest),
 // batches, conv2d computed transposed (B the im2col matrix, K = 27 as a first layer's) and not,
