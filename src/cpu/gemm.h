@@ -95,6 +95,8 @@ int64_t gemm_row_a_panels();
 // Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B
 // panels; it packs its own rows of A.
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
+// How many products narrower than 16 columns try_matmul computed transposed (for the harness).
+int64_t matmul_narrow_transposes();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
 

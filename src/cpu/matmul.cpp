@@ -19,6 +19,10 @@ std::atomic<int64_t> g_column_splits{0};
 }  // namespace
 
 int64_t matmul_column_splits() { return g_column_splits.load(); }
+namespace {
+std::atomic<int64_t> g_narrow_transposes{0};
+}  // namespace
+int64_t matmul_narrow_transposes() { return g_narrow_transposes.load(); }
 
 std::atomic<int64_t> g_transposed_b_panels{0};  // counted by pack_b_panels (gemm_pack.h)
 int64_t gemm_transposed_b_panels() { return g_transposed_b_panels.load(); }
@@ -117,6 +121,13 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     else if (plan.split.N > 4 * plan.split.M &&
              plan.split.N * plan.split.K * static_cast<int64_t>(itemsize(out.dtype)) > (int64_t{1} << 20))
       plan.transpose();
+    // Fewer columns than a vector has lanes (a classifier's 10 outputs): a tile computed 32
+    // columns for 10 and packed A by scalar loads; transposed, the few columns are rows (12
+    // computed for 10) and A's rows are packed through registers.
+    else if (plan.split.N < 16 && plan.split.M >= 64 && !cols_apart) {
+      plan.transpose();
+      g_narrow_transposes.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   const int64_t M = plan.split.M, N = plan.split.N, NB = plan.split.NB, K = plan.split.K;
 

@@ -74,5 +74,31 @@ TEST(CpuBackend, TransposedWeightPackingInRegisters) {
   EXPECT_GT(cpu::gemm_register_a_panels(), a_before) << "no A panel packed through registers";
 }
 
+// Products narrower than 16 columns with at least 64 rows (a classifier's logits, h @ w.T + b)
+// are computed transposed (try_matmul): the few columns become rows. x @ w and x @ w.T, with
+// and without a bias in the epilogue, float32 and float64, specials, two rounding modes, 2 to 15
+// columns, one and several row blocks of the transposed product; each run must take that path.
+TEST(CpuBackend, NarrowProductComputedTransposed) {
+  const int64_t shapes[][3] = {{128, 512, 10}, {100, 50, 15}, {200, 20, 2}, {64, 300, 7}};
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const auto& s : shapes)
+      for (Round r : {Round::NearestEven, Round::Up}) {
+        const std::string tag = std::string(dtype_name(d)) + " " + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
+                                "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
+        const uint64_t seed = static_cast<uint64_t>(s[0] * 3 + s[1] * 17 + s[2]);
+        check_path("x @ w " + tag, [&] {
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed), w = near_one_tensor(d, {s[1], s[2]}, seed + 1, true);
+          RoundingScope scope(r);
+          return x.matmul(w);
+        }, cpu::matmul_narrow_transposes, "compute the narrow product transposed");
+        check_path("x @ w.T + b " + tag, [&] {
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed + 2), w = near_one_tensor(d, {s[2], s[1]}, seed + 3);
+          Tensor b = near_one_tensor(d, {s[2]}, seed + 4, true);
+          RoundingScope scope(r);
+          return x.matmul(w.permute({1, 0})).add(b);
+        }, cpu::matmul_narrow_transposes, "compute the narrow product transposed");
+      }
+}
+
 }  // namespace
 }  // namespace maroon::test
