@@ -127,6 +127,110 @@ HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
 #undef MAROON_BCOLS
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// Eight columns of B by eight k through registers: rows r[0..8) are columns j0..j0+8 of B (each
+// contiguous along k), rows of the result are B's rows k..k+8 over those columns, stored at
+// dst + m * nr. The usual unpack/shuffle/lane-swap transpose.
+HWY_INLINE void Transpose8x8(const float* s, int64_t stride, float* dst, int64_t nr) {
+  __m256 r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * stride);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int m = 0; m < 4; ++m) {
+    _mm256_storeu_ps(dst + m * nr, _mm256_permute2f128_ps(u[m], u[m + 4], 0x20));
+    _mm256_storeu_ps(dst + (m + 4) * nr, _mm256_permute2f128_ps(u[m], u[m + 4], 0x31));
+  }
+}
+#endif
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// Six rows of A (each contiguous along k) by eight k, as eight groups of six (the panel's
+// [k][6] layout) at dst: the 8 x 8 transpose with two unused rows; each group is stored as
+// eight floats, the next group overwriting the two extra, and the last as four plus two.
+HWY_INLINE void Pack6x8(const float* const* rows, int64_t k, float* dst) {
+  __m256 r[8], t[8], u[8];
+  for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(rows[i] + k);
+  r[6] = r[7] = _mm256_setzero_ps();
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  __m256 o[8];
+  for (int m = 0; m < 4; ++m) {
+    o[m] = _mm256_permute2f128_ps(u[m], u[m + 4], 0x20);
+    o[m + 4] = _mm256_permute2f128_ps(u[m], u[m + 4], 0x31);
+  }
+  for (int m = 0; m < 7; ++m) _mm256_storeu_ps(dst + 6 * m, o[m]);
+  _mm_storeu_ps(dst + 42, _mm256_castps256_ps128(o[7]));
+  _mm_storel_pi(reinterpret_cast<__m64*>(dst + 46), _mm256_extractf128_ps(o[7], 1));
+}
+#endif
+
+// pack_a_panel, with the usual matmul's panel (six whole rows of float32, each contiguous along
+// k, on x86 with AVX2 or better) transposed eight k at a time in registers: element by element
+// it was 6% of a 128x512 @ 512x512 product. A copy either way, so the same bits.
+template <class T, int MR>
+void PackAPanel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T* dst) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if constexpr (sizeof(T) == 4 && MR == 6) {
+    const int64_t* kA = g.kA + k0;
+    if (i0 + MR <= g.M && adjacent(kA, kc)) {
+      const T* A = static_cast<const T*>(g.A) + g.batchA[b];
+      const T* rows[MR];
+      for (int r = 0; r < MR; ++r) rows[r] = A + g.rowA[i0 + r] + kA[0];
+      if (rows[1] != rows[0] + 1) {  // rows one element apart are pack_a_panel's memcpy
+        int k = 0;
+        for (; k + 8 <= kc; k += 8) Pack6x8(rows, k, dst + k * MR);
+        for (; k < kc; ++k)
+          for (int r = 0; r < MR; ++r) dst[k * MR + r] = rows[r][k];
+        g_register_a_panels.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+    }
+  }
+#endif
+  pack_a_panel<T, MR>(g, b, i0, k0, kc, dst);
+}
+
+// A transposed B panel (pack_b_transposed's contract: `live` columns `stride` apart, each
+// contiguous along k, as [k][nr], columns past live zero). float32 on x86 with AVX2 or better:
+// 8 x 8 blocks through registers, eight columns at a time down the whole of k (eight source
+// streams the prefetchers follow; blocks of 64 k measured 2-10% slower on 128x784 @ 784x512).
+// Element by element it was 31% of a 128x512 @ (512x512).T product (the stores a row of the
+// panel apart); a copy either way, so the same bits.
+template <class T>
+void PackBTransposed(const T* src, int64_t stride, int64_t live, int64_t nr, int64_t K, T* dst) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if constexpr (sizeof(T) == 4) {
+    const int64_t live8 = live / 8 * 8, K8 = K / 8 * 8;
+    for (int64_t j = 0; j < live8; j += 8)
+      for (int64_t k = 0; k < K8; k += 8) Transpose8x8(src + j * stride + k, stride, dst + k * nr + j, nr);
+    for (int64_t k = 0; k < K; ++k) {  // the last columns, the last k, and the zero columns
+      T* d = dst + k * nr;
+      for (int64_t j = k < K8 ? live8 : 0; j < live; ++j) d[j] = src[j * stride + k];
+      for (int64_t j = live; j < nr; ++j) d[j] = T(0);
+    }
+    g_register_transposed_panels.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+#endif
+  pack_b_transposed(src, stride, live, nr, K, dst);
+}
+
 // Packs every B panel of batch b once; all tasks of the batch share them. A is packed by each
 // task for its own rows, a k block at a time, so no buffer ever holds all of A: for conv2d, A is
 // the im2col matrix, many times larger than the image.
@@ -135,9 +239,9 @@ template <class T, int NV>
 void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d)), nr = NV * L;
-  if (!g.direct_b) return pack_b_panels<T>(g, b, nr, bpack, p0, p1);
+  if (!g.direct_b) return pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p0, p1);
   for (int64_t p = p0; p < p1; ++p)
-    if (!gemm_direct_panel(g, p, nr, L)) pack_b_panels<T>(g, b, nr, bpack, p, p + 1);
+    if (!gemm_direct_panel(g, p, nr, L)) pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p, p + 1);
 }
 
 // One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by KC (the running
@@ -176,17 +280,20 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   auto direct = [&](int64_t pi, int64_t pj) {
     return unit[pj] && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
   };
-  thread_local std::vector<T> ctile, apack;
-  ctile.resize(static_cast<size_t>(mp * kMR * ldc));
-  apack.resize(static_cast<size_t>(mp * kMR * kGemmKC));
+  // Grown without zero-filling (every element read is written first): vectors resized between
+  // tasks of different widths zeroed what they grew by, 7% of a 128x10 @ 10x512 product.
+  thread_local std::unique_ptr<uint64_t[]> cmem, amem;
+  thread_local size_t ccap = 0, acap = 0;
+  T* const ctile = static_cast<T*>(scratch(&cmem, &ccap, static_cast<size_t>(mp * kMR * ldc) * sizeof(T)));
+  T* const apack = static_cast<T*>(scratch(&amem, &acap, static_cast<size_t>(mp * kMR * kGemmKC) * sizeof(T)));
   const int64_t block_panels = std::max<int64_t>(1, kGemmNC / NR);  // B panels per column block
   for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
     const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
     for (int64_t pi = 0; pi < mp; ++pi)
-      pack_a_panel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack.data() + pi * kc * kMR);
+      PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
     for (int64_t q0 = 0; q0 < np; q0 += block_panels)
       for (int64_t pi = 0; pi < mp; ++pi) {
-        const T* ap = apack.data() + pi * kc * kMR;
+        const T* ap = apack + pi * kc * kMR;
         for (int64_t pj = q0; pj < std::min(np, q0 + block_panels); ++pj) {
           BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
           if (in_b[pj])
@@ -195,7 +302,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
           T* rows[kMR];
           for (int r = 0; r < kMR; ++r) {
             const int64_t i = pi * kMR + r;
-            rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile.data() + i * ldc + pj * NR;
+            rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
           }
           (in_b[pj] ? MicroDirect : Micro)(ap, bs, kc, rows, k0 == 0, k0 + kc == g.K);
         }

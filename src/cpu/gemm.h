@@ -85,12 +85,18 @@ void gemm_panel_sizes(DType d, int64_t M, int64_t N, int64_t* mr, int64_t* nr);
 void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1);
 // How many B panels have been packed as a transpose (x @ w.T) in this process (for the harness).
 int64_t gemm_transposed_b_panels();
+// How many of those went through the register transpose (float32, x86 with AVX2 or better).
+int64_t gemm_register_transposed_panels();
+// How many A panels of six float32 rows went through the register transpose (x86, AVX2 or better).
+int64_t gemm_register_a_panels();
 // How many A panels have been packed as rows read one at a time through unrolled loads, in this
 // process (for the harness: conv2d's weight gradient, gemm_pack.h).
 int64_t gemm_row_a_panels();
 // Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B
 // panels; it packs its own rows of A.
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
+// How many products narrower than 16 columns try_matmul computed transposed (for the harness).
+int64_t matmul_narrow_transposes();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
 

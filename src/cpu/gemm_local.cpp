@@ -4,7 +4,9 @@
 // task packs its own columns (about 1 MB) just before its kernel reads them from cache. Packing
 // copies; the task computes its columns as a product of their own, through the same kernel, with
 // the same sums in the same order, so not a bit changes (the tile chosen for a task's columns may
-// differ from the whole product's: the tile never changes a bit either).
+// differ from the whole product's: the tile never changes a bit either). A plain matmul of two
+// row blocks (an MLP's batch of 128 rows) runs the same way, each task computing its columns for
+// both row blocks: its B panels (up to 256 columns) are read from cache by both.
 #include "cpu/gemm_local.h"
 
 #include <atomic>
@@ -21,7 +23,6 @@ std::atomic<int64_t> g_local_runs{0};
 
 int64_t gemm_local_runs() { return g_local_runs.load(); }
 
-namespace {
 // Whether k steps through B by one stride (a plain matmul's rows) or not (im2col: k runs over
 // (channel, kh, kw), a plane, a row and an element apart).
 bool k_affine(const int64_t* kB, int64_t K) {
@@ -29,14 +30,18 @@ bool k_affine(const int64_t* kB, int64_t K) {
     if (kB[k] - kB[k - 1] != kB[1] - kB[0]) return false;
   return true;
 }
-}  // namespace
+
+bool gemm_local_fits(const GemmArgs& g) {
+  return g.tasks_m == 1 || (g.tasks_m <= kGemmLocalRowBlocks && k_affine(g.kB, g.K));
+}
 
 void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Epilogue* epi) {
-  assert(g.tasks_m == 1);
+  assert(gemm_local_fits(g));
   const size_t sz = itemsize(d);
   const bool affine = k_affine(g.kB, g.K);
-  parallel_for(NB * g.tasks_n, [&](int64_t t) {
-    const GemmTaskBox box = gemm_task_box(g, t);
+  parallel_for(NB * g.tasks_n, [&](int64_t t) {  // batch b, column block jn: every row block
+    const int64_t b = t / g.tasks_n, jn = t % g.tasks_n;
+    const GemmTaskBox box = gemm_task_box(g, b * g.tasks_m * g.tasks_n + jn);
     GemmArgs sub = g;  // the task's columns [j0, j0 + nc), one task of one row block
     sub.colB = g.colB + box.j0;
     sub.colC = g.colC + box.j0;
@@ -54,10 +59,13 @@ void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Ep
     thread_local size_t cap = 0;
     void* const bp = scratch(&mem, &cap, static_cast<size_t>(panels * nr * g.K) * sz);
     gemm_pack_b(d, sub, box.b, bp, 0, panels);
-    if (rnd != Round::NearestEven) set_hw_round(rnd);
-    gemm_task(d, sub, bp, box.b);  // sub has one task per batch
-    if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
-    if (epi) epi->apply(g, t);  // the block is final and still in cache
+    for (int64_t im = 0; im < g.tasks_m; ++im) {
+      if (rnd != Round::NearestEven) set_hw_round(rnd);
+      gemm_task(d, sub, bp, box.b * g.tasks_m + im);  // sub has one task per row block
+      if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+      // The block is final and still in cache.
+      if (epi) epi->apply(g, (box.b * g.tasks_m + im) * g.tasks_n + jn);
+    }
   }, Round::NearestEven);
   g_local_runs.fetch_add(1);
 }

@@ -44,6 +44,12 @@ inline void copy_run(T* dst, const T* src, int64_t n) {
 // Panels pack_b_transposed has packed in this process (gemm.cpp; the harness checks that its
 // cases take that path: gemm_transposed_b_panels()).
 extern std::atomic<int64_t> g_transposed_b_panels;
+// Transposed panels packed through registers (gemm.cpp's PackBTransposed; for the harness:
+// gemm_register_transposed_panels()).
+extern std::atomic<int64_t> g_register_transposed_panels;
+// A panels of six float32 rows packed through registers (gemm.cpp's PackAPanel;
+// gemm_register_a_panels()).
+extern std::atomic<int64_t> g_register_a_panels;
 // A panels packed as MR rows read one at a time, unrolled (pack_a_panel; gemm_row_a_panels()
 // for the harness).
 extern std::atomic<int64_t> g_row_a_panels;
@@ -81,17 +87,35 @@ void pack_b_transposed(const T* src, int64_t stride, int64_t live, int64_t nr, i
 // B panels [p0, p1) of batch b, each [k][nr] for every k (columns past N zero), at
 // bpack + p * K * nr. Columns adjacent in memory are copied in runs: all of them for a row-major
 // B, conv2d's positions along a width when its product is computed transposed.
-template <class T>
+// transpose: how a transposed panel is packed (pack_b_transposed's arguments); gemm.cpp passes
+// its target's register transpose.
+template <class T, void (*transpose)(const T*, int64_t, int64_t, int64_t, int64_t, T*) = pack_b_transposed<T>>
 void pack_b_panels(const GemmArgs& g, int64_t b, int64_t nr, T* bpack, int64_t p0, int64_t p1) {
   constexpr int64_t kMaxCols = 256;  // 4 vectors of 2048-bit SVE float32: the widest panel
   assert(nr <= kMaxCols);
   const T* B = static_cast<const T*>(g.B) + g.batchB[b];
   const bool unit_k = adjacent(g.kB, g.K);
+  if (p0 < p1 && adjacent(g.colB + p0 * nr, std::min(g.N, p1 * nr) - p0 * nr)) {
+    // Every column of these panels adjacent (a row-major B): row k read once, left to right,
+    // into each panel's row k. Panel by panel, each row was read a panel's width at a time,
+    // a row of B apart: 18% of a 128x512 @ 512x512 product.
+    const int64_t c0 = g.colB[p0 * nr];
+    for (int64_t k = 0; k < g.K; ++k) {
+      const T* src = B + g.kB[k] + c0;
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t live = std::min(nr, g.N - p * nr);
+        T* dst = bpack + (p * g.K + k) * nr;
+        std::memcpy(dst, src + (p - p0) * nr, static_cast<size_t>(live) * sizeof(T));
+        for (int64_t jj = live; jj < nr; ++jj) dst[jj] = T(0);
+      }
+    }
+    return;
+  }
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t live = std::min(nr, g.N - p * nr);  // columns that exist; the rest are zero
     const int64_t* col = g.colB + p * nr;
     if (unit_k && g.K > 0 && strided(col, live) && col[1] - col[0] != 1) {
-      pack_b_transposed(B + g.kB[0] + col[0], col[1] - col[0], live, nr, g.K, bpack + p * g.K * nr);
+      transpose(B + g.kB[0] + col[0], col[1] - col[0], live, nr, g.K, bpack + p * g.K * nr);
       g_transposed_b_panels.fetch_add(1, std::memory_order_relaxed);
       continue;
     }

@@ -19,9 +19,17 @@ std::atomic<int64_t> g_column_splits{0};
 }  // namespace
 
 int64_t matmul_column_splits() { return g_column_splits.load(); }
+namespace {
+std::atomic<int64_t> g_narrow_transposes{0};
+}  // namespace
+int64_t matmul_narrow_transposes() { return g_narrow_transposes.load(); }
 
 std::atomic<int64_t> g_transposed_b_panels{0};  // counted by pack_b_panels (gemm_pack.h)
 int64_t gemm_transposed_b_panels() { return g_transposed_b_panels.load(); }
+std::atomic<int64_t> g_register_transposed_panels{0};  // counted by gemm.cpp's PackBTransposed
+int64_t gemm_register_transposed_panels() { return g_register_transposed_panels.load(); }
+std::atomic<int64_t> g_register_a_panels{0};  // counted by gemm.cpp's PackAPanel
+int64_t gemm_register_a_panels() { return g_register_a_panels.load(); }
 std::atomic<int64_t> g_row_a_panels{0};  // counted by pack_a_panel (gemm_pack.h)
 int64_t gemm_row_a_panels() { return g_row_a_panels.load(); }
 
@@ -113,6 +121,13 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     else if (plan.split.N > 4 * plan.split.M &&
              plan.split.N * plan.split.K * static_cast<int64_t>(itemsize(out.dtype)) > (int64_t{1} << 20))
       plan.transpose();
+    // Fewer columns than a vector has lanes (a classifier's 10 outputs): a tile computed 32
+    // columns for 10 and packed A by scalar loads; transposed, the few columns are rows (12
+    // computed for 10) and A's rows are packed through registers.
+    else if (plan.split.N < 16 && plan.split.M >= 64 && !cols_apart) {
+      plan.transpose();
+      g_narrow_transposes.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   const int64_t M = plan.split.M, N = plan.split.N, NB = plan.split.NB, K = plan.split.K;
 
@@ -144,7 +159,9 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   gemm_panel_sizes(d, M, N, &mr, &nr);
   const size_t sz = itemsize(d);
   const int64_t per_batch = g.tasks_m * g.tasks_n;
-  if (g.tasks_m == 1) {  // each B panel is read by one task only: that task packs it (matmul_local.cpp)
+  // One row block, or two of a plain matmul: each B panel is read by one task only, which packs
+  // it just before its row blocks read it (gemm_local.cpp).
+  if (gemm_local_fits(g)) {
     run_local_tasks(d, g, NB, out.rnd, epi);
     return finish_matmul(out, epi, std::move(buf));
   }
@@ -155,7 +172,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   void* const bp = scratch(&bpack, &bcap, static_cast<size_t>((N + nr - 1) / nr * nr * K) * sz);
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).
-    const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 16) / (nr * K));
+    const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 17) / (nr * K));
     parallel_for((panels + per_task - 1) / per_task, [&](int64_t t) {
       gemm_pack_b(d, g, b, bp, t * per_task, std::min(panels, (t + 1) * per_task));
     }, Round::NearestEven);

@@ -1,4 +1,5 @@
-// Products with one row block, whose tasks pack their own columns of B (src/cpu/gemm_local.cpp),
+// Products with one row block (or two, for a plain matmul), whose tasks pack their own columns
+// of B (src/cpu/gemm_local.cpp),
 // against the reference executor, bit for bit, on every SIMD target and 1, 2 and 3 threads:
 // several column tasks, a last task narrower than a wide tile (another tile than the rest),
 // batches, conv2d computed transposed (B the im2col matrix, K = 27 as a first layer's) and not,
@@ -37,6 +38,36 @@ TEST(CpuBackend, MatmulLocalPacking) {
       }
   check_local("batched 3x(40x70 @ 70x600)", [] {
     return near_one_tensor(DType::Float32, {3, 40, 70}, 5, true).matmul(near_one_tensor(DType::Float32, {3, 70, 600}, 6));
+  });
+}
+
+// Two row blocks (97 to 192 rows: an MLP's batch of 128), each task packing its columns of B and
+// computing them for both row blocks: x @ w and x @ w.T (the linear layer's forward, with its
+// bias and ReLU in the epilogue, applied to each block), a second block of 1 to 96 rows, one and
+// several column tasks, batches, specials, two rounding modes.
+TEST(CpuBackend, MatmulLocalPackingTwoRowBlocks) {
+  const int64_t shapes[][3] = {{128, 70, 300}, {97, 33, 170}, {192, 20, 64}, {128, 300, 10}};
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const auto& s : shapes)
+      for (Round r : {Round::NearestEven, Round::Down}) {
+        const std::string tag = std::string(dtype_name(d)) + " " + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
+                                "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
+        const uint64_t seed = static_cast<uint64_t>(s[0] * 5 + s[2] + static_cast<int>(r) * 11);
+        check_local("matmul " + tag, [&] {
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed), y = near_one_tensor(d, {s[1], s[2]}, seed + 1, true);
+          RoundingScope scope(r);
+          return x.matmul(y);
+        });
+        check_local("linear+relu " + tag, [&] {
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed + 2), w = near_one_tensor(d, {s[2], s[1]}, seed + 3);
+          Tensor bias = near_one_tensor(d, {s[2]}, seed + 4, true);
+          RoundingScope scope(r);
+          Tensor h = x.matmul(w.permute({1, 0})).add(bias);
+          return prim::where(prim::cmplt(Tensor::full({}, 0.0, d), h), h, 0.0);  // ReLU as WHERE
+        });
+      }
+  check_local("batched 2x(130x40 @ 40x300)", [] {
+    return near_one_tensor(DType::Float32, {2, 130, 40}, 7).matmul(near_one_tensor(DType::Float32, {2, 40, 300}, 8, true));
   });
 }
 

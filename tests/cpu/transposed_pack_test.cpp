@@ -35,5 +35,70 @@ TEST(CpuBackend, TransposedWeightPacking) {
       }
 }
 
+// float32 on x86 with AVX2 or AVX-512 packs the transposed panels through 8 x 8 register
+// transposes (gemm.cpp's PackBTransposed): every such run takes it, with the column and k tails
+// (N = 70, 33; K = 37, 9, 50) left to the scalar loop; the bits are the reference's. The 6 x 4
+// tile's A panels (N = 128, 192 with more than one row block) go through registers too
+// (PackAPanel), k tails and the last rows left to pack_a_panel.
+TEST(CpuBackend, TransposedWeightPackingInRegisters) {
+  const int64_t shapes[][3] = {{130, 50, 70}, {128, 100, 129}, {40, 37, 65}, {7, 9, 100},
+                               {200, 16, 33}, {96, 64, 8}, {130, 37, 128}, {100, 50, 192}};
+  const int64_t a_before = cpu::gemm_register_a_panels();
+  std::vector<std::string> simd;
+  for (const std::string& t : available_simd_targets())
+    if (t == "avx2" || t == "avx512") simd.push_back(t);
+  if (simd.empty()) GTEST_SKIP() << "no AVX2 on this machine";
+  BackendSettings keep;
+  for (const auto& s : shapes) {
+    const std::string what = "x @ w.T float32 " + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
+                             std::to_string(s[2]);
+    const uint64_t seed = static_cast<uint64_t>(s[0] * 13 + s[1] * 5 + s[2]);
+    auto build = [&] {
+      // No specials: with one in eight a NaN or an infinity nearly every sum of 37 terms is one,
+      // and a misplaced element of A went unseen.
+      Tensor x = near_one_tensor(DType::Float32, {s[0], s[1]}, seed);
+      Tensor w = near_one_tensor(DType::Float32, {s[2], s[1]}, seed + 1);
+      return x.matmul(w.permute({1, 0}));
+    };
+    check(what, build);
+    for (const std::string& t : simd)
+      for (int threads : {1, 2}) {
+        set_backend(Backend::Cpu);
+        set_simd_target(t);
+        set_num_threads(threads);
+        const int64_t before = cpu::gemm_register_transposed_panels();
+        build().bytes();
+        EXPECT_GT(cpu::gemm_register_transposed_panels(), before) << what << " on " << t << ": no register transpose";
+      }
+  }
+  EXPECT_GT(cpu::gemm_register_a_panels(), a_before) << "no A panel packed through registers";
+}
+
+// Products narrower than 16 columns with at least 64 rows (a classifier's logits, h @ w.T + b)
+// are computed transposed (try_matmul): the few columns become rows. x @ w and x @ w.T, with
+// and without a bias in the epilogue, float32 and float64, specials, two rounding modes, 2 to 15
+// columns, one and several row blocks of the transposed product; each run must take that path.
+TEST(CpuBackend, NarrowProductComputedTransposed) {
+  const int64_t shapes[][3] = {{128, 512, 10}, {100, 50, 15}, {200, 20, 2}, {64, 300, 7}};
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const auto& s : shapes)
+      for (Round r : {Round::NearestEven, Round::Up}) {
+        const std::string tag = std::string(dtype_name(d)) + " " + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
+                                "x" + std::to_string(s[2]) + " " + std::string(round_name(r));
+        const uint64_t seed = static_cast<uint64_t>(s[0] * 3 + s[1] * 17 + s[2]);
+        check_path("x @ w " + tag, [&] {
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed), w = near_one_tensor(d, {s[1], s[2]}, seed + 1, true);
+          RoundingScope scope(r);
+          return x.matmul(w);
+        }, cpu::matmul_narrow_transposes, "compute the narrow product transposed");
+        check_path("x @ w.T + b " + tag, [&] {
+          Tensor x = near_one_tensor(d, {s[0], s[1]}, seed + 2), w = near_one_tensor(d, {s[2], s[1]}, seed + 3);
+          Tensor b = near_one_tensor(d, {s[2]}, seed + 4, true);
+          RoundingScope scope(r);
+          return x.matmul(w.permute({1, 0})).add(b);
+        }, cpu::matmul_narrow_transposes, "compute the narrow product transposed");
+      }
+}
+
 }  // namespace
 }  // namespace maroon::test
