@@ -457,7 +457,10 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
   impl_->privatize(out);
   impl_->register_leaves();
   impl_->done = true;
-  return out;
+  // The states, the followed tensors (a parameter's .grad) and the outputs move to leaves over
+  // the same buffers, as after a replay: left on the recorded graph, they would keep every
+  // buffer of the capture alive through the first replay, which then could not reuse them.
+  return impl_->leave_states_and_outputs();
 }
 
 std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
