@@ -51,6 +51,9 @@ class JitCapture {
   // How many schedules and materialized nodes a replay runs (for reports and tests).
   size_t schedules() const;
   size_t kernels() const;
+  // Bytes of the buffers the capture's nodes hold between calls (what its leaves alias; every
+  // other buffer of the step is dropped once read, and what a call hands out is the caller's).
+  size_t held_bytes() const;
 
  private:
   std::unique_ptr<JitCaptureImpl> impl_;
