@@ -7,7 +7,7 @@ namespace maroon::jit {
 
 namespace {
 
-bool is_view(const Node& n) { return op_info(n.op).kind == OpKind::Movement; }
+bool is_movement(const Node& n) { return op_info(n.op).kind == OpKind::Movement; }
 
 // Which kernel last touches each node of the step, kernels numbered across the runs in order.
 struct LastUse {
@@ -29,7 +29,7 @@ struct LastUse {
       for (const NodePtr& s : m->src) {
         if (!scheduled.count(s.get())) continue;  // a leaf: never released
         last[s.get()] = k;
-        if (written.count(s.get()) && !is_view(*s)) continue;
+        if (written.count(s.get()) && !is_movement(*s)) continue;
         if (seen.insert(s.get()).second) stack.push_back(s.get());
       }
     }
