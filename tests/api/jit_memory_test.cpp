@@ -139,7 +139,9 @@ TEST(TinyJitMemory, ReplayHoldsNoIntermediatesBetweenCalls) {
   TinyJit gjit([&](const std::vector<Tensor>& in) { return g.step(in); });
   for (int k = 0; k < 4; ++k) {
     gjit({grid(k, 0.002), grid(k + 7, 0.001)});
-    if (k > 0) EXPECT_EQ(gjit.capture().held_bytes(), 0u) << "call " << k + 1;
+    if (k > 0) {
+      EXPECT_EQ(gjit.capture().held_bytes(), 0u) << "call " << k + 1;
+    }
   }
 }
 
