@@ -9,7 +9,8 @@
 // deciding and graph building are skipped); tests/api/jit_test.cpp proves it.
 //
 // A replay changes nothing that anybody holds: the capture runs its plans on a private copy of
-// the recorded graph, every kernel writes memory it has just allocated, and the states, the
+// the recorded graph, every kernel writes memory it has just allocated (each buffer of the step
+// goes back to the buffer cache once its last reader has run: core/jit_lifetimes.h), and the states, the
 // tensors the step left on its nodes (a parameter's .grad) and the returned outputs are moved
 // to new leaves over the new values. A tensor returned by an earlier call, an earlier input, or
 // an earlier step's state held elsewhere (verify::Run's commitments hash and checkpoint them in
@@ -42,7 +43,8 @@ class JitCapture {
   JitCapture& operator=(const JitCapture&) = delete;
 
   // Realizes `inputs`, then runs `body` recording what it realizes and assigns; realizes the
-  // outputs it returns inside the capture and returns them.
+  // outputs it returns inside the capture and returns them as new leaves over their values (as a
+  // replay does: the recorded graph is not kept alive by them, nor by a .grad, which moves too).
   std::vector<Tensor> capture(const std::vector<Tensor>& inputs, const std::function<std::vector<Tensor>()>& body);
   // Runs the captured step on new inputs (same count, shapes and dtypes as captured) and returns
   // its outputs as new tensors.
@@ -51,6 +53,9 @@ class JitCapture {
   // How many schedules and materialized nodes a replay runs (for reports and tests).
   size_t schedules() const;
   size_t kernels() const;
+  // Bytes of the buffers the capture's nodes hold between calls (what its leaves alias; every
+  // other buffer of the step is dropped once read, and what a call hands out is the caller's).
+  size_t held_bytes() const;
 
  private:
   std::unique_ptr<JitCaptureImpl> impl_;

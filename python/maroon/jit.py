@@ -97,11 +97,13 @@ class TinyJit:
             def body():
                 held.append(self.fxn(*args, **kwargs))
                 return _tensors(held[0])
-            cap.capture(inputs, body)
-            # The structure without the tensors, which would keep the captured graph alive.
-            self._ret = _rebuild(held[0], itertools.repeat(_SLOT))
+            outputs = cap.capture(inputs, body)
+            # The structure without the tensors, which would keep the captured graph alive (and
+            # with it every buffer of the capture through the first replay): the outputs return
+            # as leaves over the same buffers, as a replay's do.
+            self._ret = _rebuild(held.pop(), itertools.repeat(_SLOT))
             self.captured, self._others, self.cnt = cap, _others(args, kwargs), 2
-            return held[0]
+            return _rebuild(self._ret, iter(outputs))
         others = _others(args, kwargs)
         if len(others) != len(self._others) or any(
                 k != k2 or not _same(v, v2) for (k, v), (k2, v2) in zip(others, self._others)):

@@ -1,5 +1,6 @@
 // Buffer memory: a small cache of freed blocks by size class, so that the buffers of one
 // training step are the pages of the previous one instead of newly faulted ones.
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <new>
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "core/buffer_cache.h"
 #include "core/checked.h"
 #include "core/counters.h"
 #include "core/graph.h"
@@ -102,6 +104,7 @@ class Cache {
       }
     }
     uint8_t* p = static_cast<uint8_t*>(::operator new(cls, std::align_val_t{align(cls)}));
+    fresh_.fetch_add(cls, std::memory_order_relaxed);
     advise_huge(p, cls);
     populate(p, cls);
     return p;
@@ -117,8 +120,10 @@ class Cache {
     }
     ::operator delete(p, std::align_val_t{align(cls)});
   }
+  uint64_t fresh() const { return fresh_.load(std::memory_order_relaxed); }
 
  private:
+  std::atomic<uint64_t> fresh_{0};
   std::mutex mu_;
   std::map<size_t, std::vector<uint8_t*>> free_;
   size_t cached_ = 0;
@@ -149,7 +154,21 @@ size_t checked_capacity(DType d, int64_t n) {
                     "): more than this machine can address");
 }
 
+// Live buffer bytes and their high-water mark (buffer_peak_bytes()).
+std::atomic<uint64_t> g_live{0}, g_peak{0};
+
+void count_live(size_t bytes) {
+  const uint64_t now = g_live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  uint64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
 }  // namespace
+
+uint64_t buffer_fresh_bytes() { return Cache::get().fresh(); }
+uint64_t buffer_peak_bytes() { return g_peak.load(std::memory_order_relaxed); }
+void reset_buffer_peak() { g_peak.store(g_live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 Buffer::Buffer(DType d, int64_t n) : dtype(d), count(n), capacity_(checked_capacity(d, n)) {
   try {
@@ -159,10 +178,12 @@ Buffer::Buffer(DType d, int64_t n) : dtype(d), count(n), capacity_(checked_capac
                       std::to_string(n) + " elements of " + std::string(dtype_name(d)) + ")");
   }
   count_buffer_bytes(static_cast<int64_t>(capacity_));  // GlobalCounters.mem_used
+  count_live(capacity_);
 }
 
 Buffer::~Buffer() {
   count_buffer_bytes(-static_cast<int64_t>(capacity_));
+  g_live.fetch_sub(capacity_, std::memory_order_relaxed);
   Cache::get().give(mem_, capacity_);
 }
 

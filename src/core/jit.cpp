@@ -12,6 +12,7 @@
 #include "core/fpenv.h"
 #include "core/graph.h"
 #include "core/jit_hooks.h"
+#include "core/jit_lifetimes.h"
 #include "cpu/cpu.h"
 #include "maroon/backend.h"
 #include "ref/executor.h"
@@ -142,6 +143,13 @@ struct JitCaptureImpl : RealizeCapture {
   void feed_inputs(const std::vector<Tensor>& in);
   void feed_states();
   void run_recorded(Recorded& r);
+  void plan_buffers();
+  void release_between_calls();
+  std::unordered_set<const Node*> alias_holders() const {
+    std::unordered_set<const Node*> h;
+    for (const auto& a : aliases) h.insert(a.second);
+    return h;
+  }
   void refresh_aliases() {
     for (auto& [leaf, holder] : aliases) leaf->buffer = holder->buffer;
   }
@@ -298,6 +306,39 @@ void JitCaptureImpl::follow(const std::vector<Tensor>& out, const std::unordered
   }
 }
 
+// Plans when a replay drops each buffer the step computes (core/jit_lifetimes.h). What the
+// replay hands out keeps its buffer to the end of the call, and what the step's leaves alias for
+// good (refresh_aliases() reads the holder after each schedule).
+void JitCaptureImpl::plan_buffers() {
+  if (backend != Backend::Cpu) return;
+  std::unordered_set<const Node*> keep = alias_holders();
+  for (const StateChange& s : states) keep.insert(s.from);
+  for (const Follower& f : followers) keep.insert(f.from);
+  for (const Output& o : outputs) keep.insert(o.from);
+  std::vector<jit::PlannedRun> runs;
+  for (Recorded& r : realizes) runs.push_back({&r.order, &r.plan});
+  jit::plan_releases(runs, keep);
+}
+
+// Lets go of what the last call read, its inputs and the states' values before it (the next
+// call binds new ones), of what it handed out (the leaves it left hold those buffers), and,
+// after the capture, of the recorded graph's own nodes for the inputs and states. Held, they
+// were one more copy of every state and output between calls, and the capture's pinned for
+// good. What the step's leaves alias stays: refresh_aliases() reads it.
+void JitCaptureImpl::release_between_calls() {
+  for (Node* n : input_reads) n->buffer.reset();
+  for (StateChange& s : states) {
+    s.read->buffer.reset();
+    s.before.reset();
+    s.after.reset();
+  }
+  inputs.clear();
+  std::unordered_set<const Node*> held = alias_holders();
+  for (Recorded& r : realizes)
+    for (Node* n : r.order)
+      if (!held.count(n)) n->buffer.reset();
+}
+
 // Registers the leaves the step reads (parameters, the learning rate) so that an assign to a
 // tensor on one of them outside a step repoints the private copy (jit_assign_in_place).
 void JitCaptureImpl::register_leaves() {
@@ -337,11 +378,11 @@ JitCaptureImpl::~JitCaptureImpl() {
 }
 
 void JitCaptureImpl::feed_inputs(const std::vector<Tensor>& in) {
-  if (in.size() != inputs.size())
+  if (in.size() != input_reads.size())
     throw Error("[TinyJit] called with " + std::to_string(in.size()) + " input tensors, the captured call had " +
-                std::to_string(inputs.size()));
+                std::to_string(input_reads.size()));
   for (size_t i = 0; i < in.size(); ++i) {
-    const Node& cap = *inputs[i];
+    const Node& cap = *input_reads[i];
     if (in[i].shape() != cap.shape || in[i].dtype() != cap.dtype)
       throw Error("[TinyJit] input " + std::to_string(i) + " is " + describe(in[i]) + ", the captured call's was " +
                   shape_str(cap.shape) + " " + std::string(dtype_name(cap.dtype)) +
@@ -359,10 +400,10 @@ void JitCaptureImpl::feed_inputs(const std::vector<Tensor>& in) {
 void JitCaptureImpl::feed_states() {
   for (StateChange& s : states) {
     const NodePtr& cur = s.state->node;
-    if (cur->shape != s.before->shape || cur->dtype != s.before->dtype)
+    if (cur->shape != s.read->shape || cur->dtype != s.read->dtype)
       throw Error("[TinyJit] a tensor the step assigns was reassigned outside it to a value of " +
                   shape_str(cur->shape) + " " + std::string(dtype_name(cur->dtype)) + ", not the captured " +
-                  shape_str(s.before->shape) + " " + std::string(dtype_name(s.before->dtype)));
+                  shape_str(s.read->shape) + " " + std::string(dtype_name(s.read->dtype)));
     maroon::realize(cur);
     bind(*s.read, cur);
   }
@@ -412,6 +453,14 @@ JitCapture::JitCapture() : impl_(std::make_unique<JitCaptureImpl>()) {}
 JitCapture::~JitCapture() = default;
 bool JitCapture::captured() const { return impl_->done; }
 size_t JitCapture::schedules() const { return impl_->realizes.size(); }
+size_t JitCapture::held_bytes() const {
+  std::unordered_set<const Buffer*> seen;
+  size_t n = 0;
+  for (const Recorded& r : impl_->realizes)
+    for (const Node* c : r.order)
+      if (c->buffer && seen.insert(c->buffer.get()).second) n += c->buffer->nbytes();
+  return n;
+}
 size_t JitCapture::kernels() const {
   size_t k = 0;
   for (const Recorded& r : impl_->realizes) k += r.kernels;
@@ -455,9 +504,15 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
   }
   impl_->validate_states();
   impl_->privatize(out);
+  impl_->plan_buffers();
   impl_->register_leaves();
   impl_->done = true;
-  return out;
+  // The states, the followed tensors (a parameter's .grad) and the outputs move to leaves over
+  // the same buffers, as after a replay: left on the recorded graph, they would keep every
+  // buffer of the capture alive through the first replay, which then could not reuse them.
+  std::vector<Tensor> left = impl_->leave_states_and_outputs();
+  impl_->release_between_calls();
+  return left;
 }
 
 std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
@@ -471,7 +526,9 @@ std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
   impl_->feed_states();
   impl_->refresh_aliases();
   for (Recorded& r : impl_->realizes) impl_->run_recorded(r);
-  return impl_->leave_states_and_outputs();
+  std::vector<Tensor> out = impl_->leave_states_and_outputs();
+  impl_->release_between_calls();
+  return out;
 }
 
 bool jit_capturing() { return g_capturing != nullptr; }

@@ -27,6 +27,13 @@ class Plan {
   // Points the plan at other nodes: each node n it names becomes to.at(n), a copy of n with the
   // same sources (a captured step runs its plans on a private copy of the graph).
   void remap(const std::unordered_map<const Node*, Node*>& to);
+  // The nodes whose kernels execute() runs, in order (a node fused into another's kernel, or run
+  // inside it, is not one of them).
+  std::vector<Node*> kernels() const;
+  // After kernels()[i] runs, execute() resets the buffer of each node of release[i] (its kernel
+  // and every kernel reading it have run): a captured step's buffers go back to the buffer cache
+  // as soon as nothing of the step reads them (core/jit_lifetimes.h). The nodes stay realized.
+  void set_releases(std::vector<std::vector<Node*>> release);
   struct Impl;
 
  private:

@@ -301,6 +301,7 @@ struct Plan::Impl {
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
+  std::vector<std::vector<Node*>> release;  // per kernel run: the buffers to drop after it (set_releases)
 };
 
 Plan::Plan() = default;
@@ -332,7 +333,17 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
     epilogues[node(n)] = {node(site.reduce), std::move(site.views), site.ops};
   }
   impl_->epilogues = std::move(epilogues);
+  for (std::vector<Node*>& r : impl_->release) nodes(r);
 }
+
+std::vector<Node*> Plan::kernels() const {
+  std::vector<Node*> out;
+  for (const auto& [n, a] : impl_->steps)
+    if (a != Impl::Action::Skip) out.push_back(n);
+  return out;
+}
+
+void Plan::set_releases(std::vector<std::vector<Node*>> release) { impl_->release = std::move(release); }
 
 // The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
 // source is realized when its consumer runs, so the sources this plan materializes are marked
@@ -387,6 +398,8 @@ Plan plan(const std::vector<Node*>& order) {
 void execute(const Plan& p) {
   using Action = Plan::Impl::Action;
   Profiler prof;
+  const std::vector<std::vector<Node*>>& release = p.impl_->release;
+  size_t ran = 0;
   for (const auto& step : p.impl_->steps) {
     // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
     Node* const n = step.first;
@@ -403,6 +416,9 @@ void execute(const Plan& p) {
       case Action::Epilogue: run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof); break;
     }
     n->realized = true;
+    if (ran < release.size())
+      for (Node* r : release[ran]) r->buffer.reset();
+    ++ran;
   }
 }
 

@@ -1,0 +1,17 @@
+// What the buffer cache (buffer.cpp) tells about itself, for tests and reports.
+#pragma once
+#include <cstdint>
+
+namespace maroon {
+
+// Bytes of the blocks the buffer cache has taken fresh from the allocator so far (it never
+// decreases): memory the process touches for the first time. A loop whose steps reuse their
+// buffers stops adding to it (tests/api/jit_memory_test.cpp).
+uint64_t buffer_fresh_bytes();
+
+// The most bytes of buffers alive at once since the last reset_buffer_peak() (or the start):
+// a step's working set.
+uint64_t buffer_peak_bytes();
+void reset_buffer_peak();
+
+}  // namespace maroon
