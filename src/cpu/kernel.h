@@ -45,8 +45,9 @@ struct Program {
 Program build_program(const Node* root);
 // Fills p.segments from p.code (build_program does).
 void find_segments(Program& p);
-// How many kernels' tasks have run a chain (for the harness).
+// How many kernels' tasks have run a chain (for the harness); ... one with an EXP2 step.
 int64_t chain_runs();
+int64_t chain_exp2_runs();
 
 // A position's coordinates, on the stack up to kInline axes: a std::vector per tile and leaf
 // was most of the char GPT step's malloc/free time (about 8% of it), on kernels of a few tiles.
@@ -112,6 +113,10 @@ class TileEval {
   // cost more than that).
   std::vector<uint64_t>* scratch_;
   std::vector<const void*> ptr_;
+  // Per instruction of a chain, its step and the value id of its other operand (-1: none),
+  // decoded once per evaluator instead of once per tile.
+  std::vector<ChainOp> step_op_;
+  std::vector<int> step_other_;
 };
 
 void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n);
