@@ -123,8 +123,8 @@ void WhereF32(const void* pc, const void* pa, const void* pb, void* po, int n) {
   do { { auto& a = a0; [[maybe_unused]] const int o = 0; STMT; } { auto& a = a1; [[maybe_unused]] const int o = L; STMT; } \
        { auto& a = a2; [[maybe_unused]] const int o = 2 * L; STMT; } { auto& a = a3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
 
-// EXP2 on `count` lanes held at in (at most kTilePad): fast_math.h's kernel (exp2_lanes-inl.h),
-// rounded to nearest, into out.
+// EXP2 on `count` lanes held at in: fast_math.h's kernel (exp2_lanes-inl.h), rounded to
+// nearest, into out.
 HWY_NOINLINE void Exp2Held(const float* in, uint32_t* out, int count) { Exp2Span(in, out, count, Round::NearestEven); }
 
 // One vector a pass, for vectors so wide (SVE up to 2048 bits) that four would run past the
@@ -146,9 +146,9 @@ HWY_NOINLINE void ChainT1(const T* first, const ChainStep* steps, int nsteps, T*
         case ChainOp::Recip: a = hn::Div(hn::Set(d, T(1)), a); break;
         case ChainOp::Sqrt: a = hn::Sqrt(a); break;
         case ChainOp::Exp2:
-          if constexpr (std::is_same_v<T, float>) {  // L <= kTilePad (the slack rule)
-            HWY_ALIGN float in[kTilePad];
-            HWY_ALIGN uint32_t bits[kTilePad];
+          if constexpr (std::is_same_v<T, float>) {  // room for the widest vector of the target
+            HWY_ALIGN float in[hn::MaxLanes(hn::ScalableTag<float>())];
+            HWY_ALIGN uint32_t bits[hn::MaxLanes(hn::ScalableTag<float>())];
             hn::Store(a, d, in);
             Exp2Held(in, bits, L);
             a = hn::BitCast(d, hn::Load(du, bits));
