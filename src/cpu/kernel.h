@@ -35,6 +35,10 @@ struct Program {
   std::vector<const Node*> leaves;  // value ids 0..leaves.size()-1
   std::vector<Instr> code;          // code[i] defines value id leaves.size() + i
   std::vector<Segment> segments;    // covering code in order (build_program; empty: one by one)
+  // Per instruction of a chain, its step and the value id of its other operand (-1: none),
+  // decoded once per program (find_segments) instead of once per tile.
+  std::vector<ChainOp> step_op;
+  std::vector<int> step_other;
   int result = 0;
   DType dtype = DType::Float32;
   int num_values() const { return static_cast<int>(leaves.size() + code.size()); }
@@ -113,10 +117,6 @@ class TileEval {
   // cost more than that).
   std::vector<uint64_t>* scratch_;
   std::vector<const void*> ptr_;
-  // Per instruction of a chain, its step and the value id of its other operand (-1: none),
-  // decoded once per evaluator instead of once per tile.
-  std::vector<ChainOp> step_op_;
-  std::vector<int> step_other_;
 };
 
 void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n);
