@@ -7,6 +7,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <type_traits>
+
+#include "cpu/exp2_lanes-inl.h"  // Exp2Span
 #include "cpu/fastops.h"
 #include "cpu/kernel.h"  // kTilePad
 #include "cpu/lane_ops-inl.h"  // Canonical, Maximum
@@ -108,37 +111,59 @@ void WhereF32(const void* pc, const void* pa, const void* pb, void* po, int n) {
 
 // A chain of float ops (cpu/fastops.h: ChainStep) a few vectors at a time: the running value
 // stays in registers from one op to the next instead of going through a tile in memory after
-// each. Each lane computes what the single-op kernels above compute, op by op (the same IEEE
-// operation and canonical NaN), so the bits are theirs.
+// each. Each lane computes what the single-op kernels above compute, op by op, but for NaN
+// payloads: a NaN is made canonical once, as the value is stored, instead of after every op.
+// The same bits: by induction over the steps, the running value is NaN exactly when the
+// single-op kernels' is, and otherwise the same bits. ADD, MUL, RECIPROCAL and SQRT give a NaN
+// exactly when an operand is one or the operation is invalid, whatever the NaN's payload, and
+// the same result on the same non-NaN operands; MAX returns the canonical NaN when an operand is
+// one; EXP2 sends every NaN to src/math (a NaN fails the fast path's domain test), which
+// returns the canonical NaN. The values stored are all that other instructions read.
 #define MAROON_CHAIN_EACH(STMT) \
   do { { auto& a = a0; [[maybe_unused]] const int o = 0; STMT; } { auto& a = a1; [[maybe_unused]] const int o = L; STMT; } \
        { auto& a = a2; [[maybe_unused]] const int o = 2 * L; STMT; } { auto& a = a3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
+
+// EXP2 on `count` lanes held at in: fast_math.h's kernel (exp2_lanes-inl.h), rounded to
+// nearest, into out.
+HWY_NOINLINE void Exp2Held(const float* in, uint32_t* out, int count) { Exp2Span(in, out, count, Round::NearestEven); }
+
 // One vector a pass, for vectors so wide (SVE up to 2048 bits) that four would run past the
 // kTilePad elements of slack that tiles and direct leaves have.
 template <class T>
 HWY_NOINLINE void ChainT1(const T* first, const ChainStep* steps, int nsteps, T* out, int n) {
   const hn::ScalableTag<T> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
   const int L = static_cast<int>(hn::Lanes(d));
   for (int i = 0; i < n; i += L) {
     auto a = hn::LoadU(d, first + i);
     for (int s = 0; s < nsteps; ++s) {
       const T* b = static_cast<const T*>(steps[s].other);  // null for a unary step: offset only where read
       switch (steps[s].op) {
-        case ChainOp::Add: a = Canonical(d, hn::Add(a, hn::LoadU(d, b + i))); break;
-        case ChainOp::Mul: a = Canonical(d, hn::Mul(a, hn::LoadU(d, b + i))); break;
+        case ChainOp::Add: a = hn::Add(a, hn::LoadU(d, b + i)); break;
+        case ChainOp::Mul: a = hn::Mul(a, hn::LoadU(d, b + i)); break;
         case ChainOp::Max: a = Maximum(d, a, hn::LoadU(d, b + i)); break;
-        case ChainOp::Square: a = Canonical(d, hn::Mul(a, a)); break;
-        case ChainOp::Recip: a = Canonical(d, hn::Div(hn::Set(d, T(1)), a)); break;
-        case ChainOp::Sqrt: a = Canonical(d, hn::Sqrt(a)); break;
+        case ChainOp::Square: a = hn::Mul(a, a); break;
+        case ChainOp::Recip: a = hn::Div(hn::Set(d, T(1)), a); break;
+        case ChainOp::Sqrt: a = hn::Sqrt(a); break;
+        case ChainOp::Exp2:
+          if constexpr (std::is_same_v<T, float>) {  // room for the widest vector of the target
+            HWY_ALIGN float in[hn::MaxLanes(hn::ScalableTag<float>())];
+            HWY_ALIGN uint32_t bits[hn::MaxLanes(hn::ScalableTag<float>())];
+            hn::Store(a, d, in);
+            Exp2Held(in, bits, L);
+            a = hn::BitCast(d, hn::Load(du, bits));
+          }
+          break;
       }
     }
-    hn::StoreU(a, d, out + i);
+    hn::StoreU(Canonical(d, a), d, out + i);
   }
 }
 
 template <class T>
 HWY_INLINE void ChainT(const void* pfirst, const ChainStep* steps, int nsteps, void* po, int n) {
   const hn::ScalableTag<T> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
   const T* first = static_cast<const T*>(pfirst);
   T* out = static_cast<T*>(po);
   const int L = static_cast<int>(hn::Lanes(d));
@@ -152,26 +177,35 @@ HWY_INLINE void ChainT(const void* pfirst, const ChainStep* steps, int nsteps, v
       const T* b = static_cast<const T*>(steps[s].other);  // null for a unary step: offset only where read
       switch (steps[s].op) {
         case ChainOp::Add:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Add(a, hn::LoadU(d, b + i + o))));
+          MAROON_CHAIN_EACH(a = hn::Add(a, hn::LoadU(d, b + i + o)));
           break;
         case ChainOp::Mul:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, hn::LoadU(d, b + i + o))));
+          MAROON_CHAIN_EACH(a = hn::Mul(a, hn::LoadU(d, b + i + o)));
           break;
         case ChainOp::Max:
           MAROON_CHAIN_EACH(a = Maximum(d, a, hn::LoadU(d, b + i + o)));
           break;
         case ChainOp::Square:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Mul(a, a)));
+          MAROON_CHAIN_EACH(a = hn::Mul(a, a));
           break;
         case ChainOp::Recip:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Div(hn::Set(d, T(1)), a)));
+          MAROON_CHAIN_EACH(a = hn::Div(hn::Set(d, T(1)), a));
           break;
         case ChainOp::Sqrt:
-          MAROON_CHAIN_EACH(a = Canonical(d, hn::Sqrt(a)));
+          MAROON_CHAIN_EACH(a = hn::Sqrt(a));
+          break;
+        case ChainOp::Exp2:
+          if constexpr (std::is_same_v<T, float>) {  // the four vectors through memory and back
+            HWY_ALIGN float in[kTilePad];
+            HWY_ALIGN uint32_t bits[kTilePad];
+            MAROON_CHAIN_EACH(hn::Store(a, d, in + o));
+            Exp2Held(in, bits, 4 * L);
+            MAROON_CHAIN_EACH(a = hn::BitCast(d, hn::Load(du, bits + o)));
+          }
           break;
       }
     }
-    MAROON_CHAIN_EACH(hn::StoreU(a, d, out + i + o));
+    MAROON_CHAIN_EACH(hn::StoreU(Canonical(d, a), d, out + i + o));
   }
 }
 #undef MAROON_CHAIN_EACH
@@ -466,6 +500,10 @@ bool chain_op(const Instr& ins, ChainOp* op) {
     case Op::MAX: *op = ChainOp::Max; return true;
     case Op::RECIPROCAL: *op = ChainOp::Recip; return true;
     case Op::SQRT: *op = ChainOp::Sqrt; return true;
+    case Op::EXP2:  // binary32 only (fast_math.h), rounded to nearest (checked above)
+      if (ins.in != DType::Float32) return false;
+      *op = ChainOp::Exp2;
+      return true;
     default: return false;
   }
 }

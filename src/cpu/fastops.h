@@ -23,8 +23,9 @@ FastReduceFn fast_reduce(ReduceOp op, DType d);
 // A chain (cpu/kernel.h: Program::segments): ops applied in turn to a running value, each to
 // it and `other` (n elements, same slack rule) or to it alone. Square is MUL of the value by
 // itself; ADD, MUL and MAX take `other` as their second operand, which changes no bit (ops.def:
-// they commute bit for bit).
-enum class ChainOp : uint8_t { Add, Mul, Max, Square, Recip, Sqrt };
+// they commute bit for bit). Exp2 is EXP2 rounded to nearest (float32 only; fast_math.h's
+// kernel on the running value).
+enum class ChainOp : uint8_t { Add, Mul, Max, Square, Recip, Sqrt, Exp2 };
 struct ChainStep {
   ChainOp op;
   const void* other;

@@ -83,8 +83,33 @@ Program build_program(const Node* root) {
   return p;
 }
 
+namespace {
+
+// Program::step_op and step_other for the chains among p.segments.
+void decode_steps(Program& p) {
+  const int L = static_cast<int>(p.leaves.size());
+  for (const Segment& s : p.segments) {
+    if (s.end - s.start < 2) continue;
+    if (p.step_op.empty()) {
+      p.step_op.resize(p.code.size());
+      p.step_other.assign(p.code.size(), -1);
+    }
+    for (int i = s.start; i < s.end; ++i) {
+      const Instr& ins = p.code[i];
+      chain_op(ins, &p.step_op[i]);
+      // The instruction's operand that is not the running value (the first instruction's second).
+      const int other = ins.nsrc < 2 ? -1 : i == s.start || ins.src[0] == L + i - 1 ? ins.src[1] : ins.src[0];
+      p.step_other[i] = p.step_op[i] == ChainOp::Square ? -1 : other;
+    }
+  }
+}
+
+}  // namespace
+
 void find_segments(Program& p) {
   p.segments.clear();
+  p.step_op.clear();
+  p.step_other.clear();
   if (p.code.size() < 2) return;  // one instruction: nothing to chain (and nothing allocated)
   const int L = static_cast<int>(p.leaves.size());
   std::vector<int> uses(static_cast<size_t>(p.num_values()), 0);
@@ -113,6 +138,7 @@ void find_segments(Program& p) {
     p.segments.push_back({i, i + 1});
     chaining = chains;
   }
+  decode_steps(p);
 }
 
 // ---- leaves ----
@@ -248,14 +274,22 @@ thread_local std::vector<std::unique_ptr<std::vector<uint64_t>>> t_scratch;
 
 namespace {
 std::atomic<int64_t> g_chain_runs{0};
+std::atomic<int64_t> g_chain_exp2_runs{0};
 }  // namespace
 
 int64_t chain_runs() { return g_chain_runs.load(); }
+int64_t chain_exp2_runs() { return g_chain_exp2_runs.load(); }
 
 TileEval::TileEval(const Program& p) : prog_(p), ptr_(p.num_values()) {
   for (const Segment& s : p.segments)
     if (s.end - s.start > 1) {
       g_chain_runs.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
+  for (const Segment& s : p.segments)
+    if (s.end - s.start > 1 && std::any_of(p.code.begin() + s.start, p.code.begin() + s.end,
+                                           [](const Instr& ins) { return ins.op == Op::EXP2; })) {
+      g_chain_exp2_runs.fetch_add(1, std::memory_order_relaxed);
       break;
     }
   if (t_scratch.empty()) t_scratch.push_back(std::make_unique<std::vector<uint64_t>>());
@@ -303,17 +337,10 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
 // A chain: the first instruction's first operand is the running value's start; each instruction
 // is a step with its operand other than the running value (find_segments checked the rest).
 void TileEval::run_chain(const Segment& s, void* dst, int n) {
-  const int L = static_cast<int>(prog_.leaves.size());
   const Instr& first = prog_.code[s.start];
   ChainStep st[kMaxChain];
-  for (int i = s.start; i < s.end; ++i) {
-    const Instr& ins = prog_.code[i];
-    ChainOp op;
-    chain_op(ins, &op);
-    // The instruction's operand that is not the running value (the first instruction's second).
-    const int other = ins.nsrc < 2 ? -1 : i == s.start || ins.src[0] == L + i - 1 ? ins.src[1] : ins.src[0];
-    st[i - s.start] = {op, other < 0 || op == ChainOp::Square ? nullptr : ptr_[other]};
-  }
+  for (int i = s.start; i < s.end; ++i)
+    st[i - s.start] = {prog_.step_op[i], prog_.step_other[i] < 0 ? nullptr : ptr_[prog_.step_other[i]]};
   fast_chain(first.in)(ptr_[first.src[0]], st, s.end - s.start, dst, n);
 }
 

@@ -35,6 +35,10 @@ struct Program {
   std::vector<const Node*> leaves;  // value ids 0..leaves.size()-1
   std::vector<Instr> code;          // code[i] defines value id leaves.size() + i
   std::vector<Segment> segments;    // covering code in order (build_program; empty: one by one)
+  // Per instruction of a chain, its step and the value id of its other operand (-1: none),
+  // decoded once per program (find_segments) instead of once per tile.
+  std::vector<ChainOp> step_op;
+  std::vector<int> step_other;
   int result = 0;
   DType dtype = DType::Float32;
   int num_values() const { return static_cast<int>(leaves.size() + code.size()); }
@@ -45,8 +49,9 @@ struct Program {
 Program build_program(const Node* root);
 // Fills p.segments from p.code (build_program does).
 void find_segments(Program& p);
-// How many kernels' tasks have run a chain (for the harness).
+// How many kernels' tasks have run a chain (for the harness); ... one with an EXP2 step.
 int64_t chain_runs();
+int64_t chain_exp2_runs();
 
 // A position's coordinates, on the stack up to kInline axes: a std::vector per tile and leaf
 // was most of the char GPT step's malloc/free time (about 8% of it), on kernels of a few tiles.

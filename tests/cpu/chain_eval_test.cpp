@@ -106,6 +106,40 @@ TEST(CpuChainEval, LeavesThroughViews) {
   }
 }
 
+// EXP2 as a chain step (float32, rounded to nearest): softmax's exp of a shifted, scaled row and
+// GELU's erf, whose EXP2 sits between MUL steps. The arguments cover the SIMD exp2's fallbacks:
+// integers, tiny |x|, subnormal and underflowing results, overflow, NaN payloads, infinities.
+void check_exp2_chain(const std::string& what, const std::function<Tensor()>& build) {
+  check_path(what, build, [] { return cpu::chain_exp2_runs(); }, "run a chain with an EXP2 step");
+}
+
+TEST(CpuChainEval, Exp2Steps) {
+  for (const Shape& s : kChainShapes) {
+    const std::string name = shape_str(s);
+    check_exp2_chain("exp2 in the middle " + name, [&] {
+      Tensor a = near_one_tensor(DType::Float32, s, 71, true), b = near_one_tensor(DType::Float32, s, 72);
+      return prim::mul(prim::add(prim::exp2(prim::mul(a, 160.0)), b), b);
+    });
+    check_exp2_chain("exp2 first and twice " + name, [&] {
+      Tensor a = random_bits_tensor(s, DType::Float32, 73), b = near_one_tensor(DType::Float32, s, 74, true);
+      return prim::exp2(prim::mul(prim::exp2(a), b));
+    });
+    check_exp2_chain("softmax " + name, [&] {
+      Tensor a = prim::mul(near_one_tensor(DType::Float32, s, 75, true), 40.0);
+      return a.softmax(-1);
+    });
+    check_exp2_chain("gelu " + name, [&] {
+      Tensor x = prim::mul(near_one_tensor(DType::Float32, s, 76, true), 14.0);
+      return x.mul(0.5).mul(x.mul(0.7071067811865476).erf().add(1.0));
+    });
+  }
+  // float64 has no SIMD exp2: its EXP2 ends a chain and runs on its own.
+  check("exp2 float64", [&] {
+    Tensor a = near_one_tensor(DType::Float64, {3, 300}, 77, true);
+    return prim::mul(prim::exp2(prim::mul(a, 160.0)), a);
+  });
+}
+
 // Rounding ops outside round-to-nearest are not chained (the kernels run in the library's
 // round-to-nearest state): the same bits by the one-op path, in every mode.
 TEST(CpuChainEval, RoundingModes) {
@@ -114,7 +148,7 @@ TEST(CpuChainEval, RoundingModes) {
       check(std::string("modes ") + std::string(dtype_name(d)) + " " + std::string(round_name(r)), [&] {
         Tensor a = random_bits_tensor({3, 700}, d, 61), b = near_one_tensor(d, {3, 700}, 62, true);
         RoundingScope scope(r);
-        return prim::add(prim::reciprocal(prim::sqrt(prim::mul(a, b))), b);
+        return prim::add(prim::reciprocal(prim::sqrt(prim::mul(a, b))), prim::exp2(prim::mul(b, 100.0)));
       });
 }
 
