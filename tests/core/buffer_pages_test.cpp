@@ -48,5 +48,16 @@ TEST(BufferPages, FreshLargeBlocksArePopulated) {
 #endif
 }
 
+// A block over half a huge page and under one (the MNIST MLP's 1.0-1.6 MB Adam states and
+// weights) takes a whole 2 MiB page, starting on its boundary, so that it can be one huge page
+// (buffer.cpp: size_class, align). Above a huge page, blocks started on one already.
+TEST(BufferPages, BlocksOverHalfAHugePageStartOnOne) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  for (int64_t n : {int64_t{262'144}, int64_t{401'408}, int64_t{524'287}, int64_t{600'001}}) {
+    Buffer b(DType::Float32, n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.bytes()) % kHuge, 0u) << n << " floats";
+  }
+}
+
 }  // namespace
 }  // namespace maroon
