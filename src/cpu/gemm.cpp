@@ -128,12 +128,10 @@ HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-// Eight columns of B by eight k through registers: rows r[0..8) are columns j0..j0+8 of B (each
-// contiguous along k), rows of the result are B's rows k..k+8 over those columns, stored at
-// dst + m * nr. The usual unpack/shuffle/lane-swap transpose.
-HWY_INLINE void Transpose8x8(const float* s, int64_t stride, float* dst, int64_t nr) {
-  __m256 r[8], t[8], u[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * stride);
+// The usual unpack/shuffle/lane-swap 8 x 8 transpose of eight registers: o[m] holds element m of
+// every r[i], in order of i.
+HWY_INLINE void Transpose8Regs(const __m256 r[8], __m256 o[8]) {
+  __m256 t[8], u[8];
   for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -144,36 +142,30 @@ HWY_INLINE void Transpose8x8(const float* s, int64_t stride, float* dst, int64_t
     u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
     u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
   }
-  for (int m = 0; m < 4; ++m) {
-    _mm256_storeu_ps(dst + m * nr, _mm256_permute2f128_ps(u[m], u[m + 4], 0x20));
-    _mm256_storeu_ps(dst + (m + 4) * nr, _mm256_permute2f128_ps(u[m], u[m + 4], 0x31));
-  }
-}
-#endif
-
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-// Six rows of A (each contiguous along k) by eight k, as eight groups of six (the panel's
-// [k][6] layout) at dst: the 8 x 8 transpose with two unused rows; each group is stored as
-// eight floats, the next group overwriting the two extra, and the last as four plus two.
-HWY_INLINE void Pack6x8(const float* const* rows, int64_t k, float* dst) {
-  __m256 r[8], t[8], u[8];
-  for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(rows[i] + k);
-  r[6] = r[7] = _mm256_setzero_ps();
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  __m256 o[8];
   for (int m = 0; m < 4; ++m) {
     o[m] = _mm256_permute2f128_ps(u[m], u[m + 4], 0x20);
     o[m + 4] = _mm256_permute2f128_ps(u[m], u[m + 4], 0x31);
   }
+}
+
+// Eight columns of B by eight k through registers: rows r[0..8) are columns j0..j0+8 of B (each
+// contiguous along k), rows of the result are B's rows k..k+8 over those columns, stored at
+// dst + m * nr.
+HWY_INLINE void Transpose8x8(const float* s, int64_t stride, float* dst, int64_t nr) {
+  __m256 r[8], o[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * stride);
+  Transpose8Regs(r, o);
+  for (int m = 0; m < 8; ++m) _mm256_storeu_ps(dst + m * nr, o[m]);
+}
+
+// Six rows of A (each contiguous along k) by eight k, as eight groups of six (the panel's
+// [k][6] layout) at dst: the 8 x 8 transpose with two unused rows; each group is stored as
+// eight floats, the next group overwriting the two extra, and the last as four plus two.
+HWY_INLINE void Pack6x8(const float* const* rows, int64_t k, float* dst) {
+  __m256 r[8], o[8];
+  for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(rows[i] + k);
+  r[6] = r[7] = _mm256_setzero_ps();
+  Transpose8Regs(r, o);
   for (int m = 0; m < 7; ++m) _mm256_storeu_ps(dst + 6 * m, o[m]);
   _mm_storeu_ps(dst + 42, _mm256_castps256_ps128(o[7]));
   _mm_storel_pi(reinterpret_cast<__m64*>(dst + 46), _mm256_extractf128_ps(o[7], 1));
