@@ -551,8 +551,10 @@ void Run::begin() {
   if (!m.o.resume.empty()) m.resume();
   if (m.o.background) {
     m.writer = std::thread([&m] { m.write_loop(); });
-    m.pooled = pool_hashing(m.o.hashing) && cpu::set_idle_work([&m] { return m.idle_piece(); });
-    m.pairing = m.pooled && have_sha_ni();
+    const bool pool = pool_hashing(m.o.hashing);
+    m.pairing = pool && have_sha_ni();  // before the idle worker may read it
+    m.pooled = pool && cpu::set_idle_work([&m] { return m.idle_piece(); });
+    if (!m.pooled) m.pairing = false;  // no idle work installed: nothing reads it yet
     m.forced = hashing_override();  // a test's: Pool switches too, on any machine
     m.switching = m.pooled && (m.o.hashing == RunOptions::Hashing::Auto || m.forced);
     if (m.switching) {
