@@ -2,6 +2,7 @@
 #include "verify/digest.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -60,6 +61,39 @@ void Hasher::update(const void* data, size_t n) {
   if (n) impl_->update(data, n);
 }
 Digest Hasher::finish() { return impl_->finish(); }
+
+namespace {
+std::atomic<int64_t> g_paired_blocks{0};
+}  // namespace
+int64_t paired_blocks() { return g_paired_blocks.load(std::memory_order_relaxed); }
+
+void update_pair(Hasher& a, const void* p, Hasher& b, const void* q, size_t n) {
+  Hasher::Impl &x = *a.impl_, &y = *b.impl_;
+  if (n == 0) return;
+  if (!x.ni || !y.ni || x.fill != y.fill) {
+    a.update(p, n);
+    b.update(q, n);
+    return;
+  }
+  const uint8_t* s = static_cast<const uint8_t*>(p);
+  const uint8_t* t = static_cast<const uint8_t*>(q);
+  x.total += n, y.total += n;
+  if (x.fill) {  // both partial blocks, the same length: fill them, compress them together
+    const size_t k = std::min(n, 64 - x.fill);
+    std::memcpy(x.buf + x.fill, s, k);
+    std::memcpy(y.buf + y.fill, t, k);
+    x.fill += k, y.fill += k, s += k, t += k, n -= k;
+    if (x.fill < 64) return;
+    sha256_ni_blocks2(x.h, x.buf, y.h, y.buf, 1);
+    g_paired_blocks.fetch_add(1, std::memory_order_relaxed);
+    x.fill = y.fill = 0;
+  }
+  sha256_ni_blocks2(x.h, s, y.h, t, n / 64);
+  g_paired_blocks.fetch_add(static_cast<int64_t>(n / 64), std::memory_order_relaxed);
+  std::memcpy(x.buf, s + n / 64 * 64, n % 64);
+  std::memcpy(y.buf, t + n / 64 * 64, n % 64);
+  x.fill = y.fill = n % 64;
+}
 
 std::string hex(const Digest& d) {
   static const char* k = "0123456789abcdef";

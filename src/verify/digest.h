@@ -22,9 +22,15 @@ class Hasher {
   Digest finish();  // once
 
  private:
+  friend void update_pair(Hasher& a, const void* p, Hasher& b, const void* q, size_t n);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+// a.update(p, n) and b.update(q, n), the two messages' blocks compressed in lockstep where both
+// are at the same offset within a block (sha256_ni_blocks2; the same digests either way).
+void update_pair(Hasher& a, const void* p, Hasher& b, const void* q, size_t n);
+// Blocks compressed in lockstep by update_pair since the process started (tests: the path ran).
+int64_t paired_blocks();
 
 // A node's elements as row-major little-endian bytes, in pieces: a contiguous buffer is passed
 // whole, any other view is gathered a row at a time into a small buffer. `n` must be realized.

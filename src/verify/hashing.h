@@ -51,6 +51,7 @@ std::function<bool(int64_t step)> hashing_override();
 struct HashingCounts {
   std::atomic<int64_t> thread{0}, idle{0}, loop{0};
   std::atomic<int64_t> to_thread{0};
+  std::atomic<int64_t> paired{0};  // states hashed two at a time in lockstep (PairHasher)
 };
 HashingCounts& hashing_counts();
 

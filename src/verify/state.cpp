@@ -203,6 +203,53 @@ bool PieceHasher::piece(size_t budget) {
   return node_ == f_.nodes.size();
 }
 
+namespace {
+// Whether a and b serialise to the same layout: headers of one length, then tensors that are each
+// one run of their buffers, pairwise of one size.
+bool same_layout(const Frozen& a, const Frozen& b) {
+  if (a.header.size() != b.header.size() || a.nodes.size() != b.nodes.size()) return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const uint8_t *p, *q;
+    size_t m, n;
+    if (!contiguous_bytes(*a.nodes[i], &p, &m) || !contiguous_bytes(*b.nodes[i], &q, &n) || m != n) return false;
+  }
+  return true;
+}
+}  // namespace
+
+PairHasher::PairHasher(const Frozen& a, bool evict_a, const Frozen& b, bool evict_b)
+    : a_(a), b_(b), evict_a_(evict_a), evict_b_(evict_b), lockstep_(same_layout(a, b)), pa_(a, evict_a),
+      pb_(b, evict_b) {}
+
+bool PairHasher::piece(size_t budget) {
+  if (!lockstep_) {
+    if (a_done_) return pb_.piece(budget);
+    a_done_ = pa_.piece(budget);
+    return false;
+  }
+  if (!header_) update_pair(ha_, a_.header.data(), hb_, b_.header.data(), a_.header.size()), header_ = true;
+  while (node_ < a_.nodes.size() && budget > 0) {
+    const uint8_t *p, *q;
+    size_t k, kb;
+    contiguous_bytes(*a_.nodes[node_], &p, &k);  // one run each, of one size (same_layout)
+    contiguous_bytes(*b_.nodes[node_], &q, &kb);
+    const size_t m = std::min(budget, k - at_);
+    if (m) {
+      update_pair(ha_, p + at_, hb_, q + at_, m);
+      if (evict_a_) evict_from_caches(p + at_, m);
+      if (evict_b_) evict_from_caches(q + at_, m);
+    }
+    at_ += m, budget -= m;
+    if (at_ == k) ++node_, at_ = 0;
+  }
+  return node_ == a_.nodes.size();
+}
+
+std::pair<Digest, Digest> PairHasher::finish() {
+  if (!lockstep_) return {pa_.finish(), pb_.finish()};
+  return {ha_.finish(), hb_.finish()};
+}
+
 void evict_from_caches(const Frozen& f) {
   for (const NodePtr& n : f.nodes) for_each_piece(*n, [](const uint8_t* p, size_t k) { evict_from_caches(p, k); });
 }

@@ -44,6 +44,28 @@ class PieceHasher {
   bool evict_, header_ = false;
   size_t node_ = 0, at_ = 0;  // the next byte: f_.nodes[node_]'s at_-th
 };
+// Two states' commitments at once (consecutive steps of one run): where their serialisations
+// have the same layout (header length, each tensor one run of the same size), both are hashed in
+// lockstep (update_pair), which takes about 0.6 of the time of hashing them one after the other;
+// any other pair is hashed one after the other. Each state's bytes are hashed as PieceHasher
+// would, so the digests are commitment_of's. `a` and `b` must outlive it.
+class PairHasher {
+ public:
+  PairHasher(const Frozen& a, bool evict_a, const Frozen& b, bool evict_b);
+  // Up to `budget` bytes more of each (as PieceHasher::piece); true once every byte is hashed.
+  bool piece(size_t budget);
+  bool lockstep() const { return lockstep_; }
+  std::pair<Digest, Digest> finish();
+
+ private:
+  const Frozen &a_, &b_;
+  bool evict_a_, evict_b_, lockstep_;
+  PieceHasher pa_, pb_;  // hashes a, then b, where the layouts differ
+  bool a_done_ = false;
+  Hasher ha_, hb_;  // in lockstep
+  bool header_ = false;
+  size_t node_ = 0, at_ = 0;
+};
 void evict_from_caches(const Frozen& f);
 void write_frozen(const Frozen& f, const std::string& path);
 

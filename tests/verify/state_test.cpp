@@ -6,6 +6,7 @@
 #include "maroon/safetensors.h"
 #include "maroon/sha256.h"
 #include "verify/digest.h"
+#include "verify/sha256_ni.h"
 #include "verify/state.h"
 
 using namespace maroon;
@@ -108,6 +109,81 @@ TEST(VerifyState, PieceHasherGivesTheCommitmentForAnyPieceSize) {
       EXPECT_EQ(hex(h.finish()), hex(want)) << budget << (evict ? " evicting" : "");
       EXPECT_GE(pieces, bytes / budget) << budget;
     }
+}
+
+// Run's pooled hashing takes two consecutive states at once (PairHasher): each digest is
+// commitment_of's, for states of one layout (hashed in lockstep, which the SHA instructions must
+// have taken) and of two (one tensor transposed: not one run of its buffer, so one after the
+// other), for any piece size, with or without eviction; and the bytes of one state never enter the
+// other's digest (the second state is the next step's, so every tensor differs).
+TEST(VerifyState, PairHasherGivesEachStatesCommitment) {
+  TestJob j(data(), "mlp", 8);
+  j.step(1);
+  State s1 = capture(j.binding(), 1, j.job().digest());
+  j.step(2);
+  State s2 = capture(j.binding(), 2, j.job().digest());
+  State t2 = s2;
+  auto l1 = std::find_if(t2.begin(), t2.end(), [](auto& kv) { return kv.first == "model.l1.weight"; });
+  ASSERT_NE(l1, t2.end());
+  t2.push_back({"zz.transposed", l1->second.T()});
+  const Frozen a = freeze(s1), b = freeze(s2), c = freeze(t2);
+  const Digest da = commitment_of(a), db = commitment_of(b), dc = commitment_of(c);
+  size_t bytes = a.header.size();  // of one state's serialisation
+  for (auto& [k, t] : s1) bytes += static_cast<size_t>(t.nbytes());
+  ASSERT_NE(da, db);
+  for (const Frozen* second : {&b, &c}) {
+    const bool same = second == &b;
+    for (size_t budget : {size_t{7}, size_t{4096}, size_t{1} << 16, size_t{1} << 30})
+      for (bool evict : {false, true}) {
+        if (budget == 7 && evict) continue;  // a flush per 7 bytes: slow, and no other path
+        const int64_t blocks0 = paired_blocks();
+        PairHasher h(a, evict, *second, !evict);
+        EXPECT_EQ(h.lockstep(), same);
+        while (!h.piece(budget)) {
+        }
+        const auto [x, y] = h.finish();
+        const std::string what = std::to_string(budget) + (evict ? " evicting" : "") + (same ? " lockstep" : " apart");
+        EXPECT_EQ(hex(x), hex(da)) << what;
+        EXPECT_EQ(hex(y), hex(same ? db : dc)) << what;
+        // In lockstep, every whole block of both went through sha256_ni_blocks2 together.
+        if (same && have_sha_ni()) {
+          EXPECT_EQ(paired_blocks() - blocks0, static_cast<int64_t>(bytes / 64)) << what;
+        }
+        if (!same) {
+          EXPECT_EQ(paired_blocks(), blocks0) << what;
+        }
+      }
+  }
+}
+
+// update_pair gives the digests of two Hashers updated one after the other: every length through
+// three blocks, from every offset in a block (the same offset in both: in lockstep; another
+// offset: one after the other), in one update and in pieces.
+TEST(VerifyDigest, PairedUpdateGivesEachMessagesDigest) {
+  std::string bytes(4096 + 77, '\0');
+  uint64_t s = 7;
+  for (char& c : bytes) c = static_cast<char>((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+  const std::string_view all(bytes);
+  const int64_t blocks0 = paired_blocks();
+  for (size_t head : {size_t{0}, size_t{1}, size_t{55}, size_t{63}, size_t{64}, size_t{100}})
+    for (size_t head_b : {head, head + 3})
+      for (size_t n = 0; n <= 200; ++n) {
+        verify::Hasher a, b;
+        a.update(all.substr(0, head));
+        b.update(all.substr(1000, head_b));
+        update_pair(a, bytes.data() + 2000, b, bytes.data() + 3000, n);
+        EXPECT_EQ(hex(a.finish()), hex(sha256(std::string(all.substr(0, head)) + std::string(all.substr(2000, n)))))
+            << head << " " << n;
+        EXPECT_EQ(hex(b.finish()), hex(sha256(std::string(all.substr(1000, head_b)) + std::string(all.substr(3000, n)))))
+            << head_b << " " << n;
+      }
+  verify::Hasher a, b;
+  for (size_t at = 0; at < 2000; at += 37) update_pair(a, bytes.data() + at, b, bytes.data() + 2000 + at, std::min<size_t>(37, 2000 - at));
+  EXPECT_EQ(hex(a.finish()), sha256_hex(bytes.substr(0, 2000)));
+  EXPECT_EQ(hex(b.finish()), sha256_hex(bytes.substr(2000, 2000)));
+  if (have_sha_ni()) {
+    EXPECT_GT(paired_blocks(), blocks0);  // the lockstep path ran
+  }
 }
 
 TEST(VerifyState, RestoreThenStepEqualsTheUninterruptedStep) {
