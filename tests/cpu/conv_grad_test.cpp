@@ -130,5 +130,31 @@ TEST(CpuConvGradients, WeightGradientPanelsPackedRowByRow) {
         [&] { return gradients(c, DType::Float32, Round::NearestEven, true); });
 }
 
+// The same panels on x86 with AVX-512 (float32; AVX2's 4 x 2 tile has no such panels): eight k at
+// a time through registers wherever eight k are adjacent along an output row (gemm.cpp's
+// PackAPanel), the rest element by element; every run on that target must take it. Twelve-row
+// panels (4 and 32 output channels: the 12 x 2 tile) with runs of 20 k cut by the 256-k blocks
+// (also with inf and NaN), and of exactly 8. Only compared: a stride of 2 (no two k adjacent) and
+// a padded image (its windows copied dense with kx innermost, so no two k adjacent either).
+TEST(CpuConvGradients, WeightGradientPanelsPackedInRegisters) {
+  const std::vector<std::string> x86{"avx512"};
+  auto windows = [] { return cpu::gemm_register_window_a_panels(); };
+  const Conv runs20{"runs of 20", 4, 8, 4, 24, 24, 5, 5, {1}, {1}, {0}};
+  const Conv runs8{"runs of 8", 15, 32, 32, 10, 10, 3, 3, {1}, {1}, {0}};
+  int checked = 0;
+  for (const Conv& c : {runs20, runs8})
+    checked += check_path_on(describe(c, DType::Float32, Round::NearestEven),
+                             [&] { return gradients(c, DType::Float32, Round::NearestEven, false); }, windows,
+                             "pack A through registers", x86);
+  checked += check_path_on(describe(runs20, DType::Float32, Round::Down) + " with inf and NaN",
+                           [&] { return gradients(runs20, DType::Float32, Round::Down, true); }, windows,
+                           "pack A through registers", x86);
+  for (const Conv& c : {Conv{"stride 2", 14, 8, 4, 24, 24, 5, 5, {2}, {1}, {0}},
+                        Conv{"padded", 4, 16, 4, 22, 22, 3, 3, {1}, {1}, {1}}})
+    check(describe(c, DType::Float32, Round::NearestEven),
+          [&] { return gradients(c, DType::Float32, Round::NearestEven, false); });
+  if (checked == 0) GTEST_SKIP() << "no AVX-512 on this machine: compared, path not checked";
+}
+
 }  // namespace
 }  // namespace maroon::test

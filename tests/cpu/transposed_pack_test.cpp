@@ -74,6 +74,31 @@ TEST(CpuBackend, TransposedWeightPackingInRegisters) {
   EXPECT_GT(cpu::gemm_register_a_panels(), a_before) << "no A panel packed through registers";
 }
 
+// The 12 x 2 tile's A panels (16 to 63 columns: too few for AVX-512's wide tiles; AVX2 has only
+// the 4 x 2 tile) go through registers eight k at a time too (gemm.cpp's PackAPanel, float32):
+// every run on AVX-512 must take it; the k tails (K = 100, 37, 9) and the last rows (M not a
+// multiple of 12) are packed element by element. Also with specials (copies keep every bit).
+// Products of at most 96 rows are read in place (gemm_direct.cpp), so these have more.
+TEST(CpuBackend, TwelveRowPanelsPackedInRegisters) {
+  const int64_t shapes[][3] = {{150, 100, 20}, {130, 37, 24}, {100, 9, 17}, {200, 300, 31}, {99, 64, 40}};
+  int checked = 0;
+  for (const auto& s : shapes)
+    for (bool specials : {false, true}) {
+      const std::string what = "x @ w float32 " + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
+                               std::to_string(s[2]) + (specials ? " with specials" : "");
+      const uint64_t seed = static_cast<uint64_t>(s[0] * 7 + s[1] * 11 + s[2]);
+      checked += check_path_on(
+          what,
+          [&] {
+            Tensor x = near_one_tensor(DType::Float32, {s[0], s[1]}, seed, specials);
+            Tensor w = near_one_tensor(DType::Float32, {s[1], s[2]}, seed + 1, specials);
+            return x.matmul(w);
+          },
+          [] { return cpu::gemm_register_a_panels(); }, "pack A through registers", {"avx512"});
+    }
+  if (checked == 0) GTEST_SKIP() << "no AVX-512 on this machine: compared, path not checked";
+}
+
 // Products narrower than 16 columns with at least 64 rows (a classifier's logits, h @ w.T + b)
 // are computed transposed (try_matmul): the few columns become rows. x @ w and x @ w.T, with
 // and without a bias in the epilogue, float32 and float64, specials, two rounding modes, 2 to 15
