@@ -191,13 +191,38 @@ HWY_INLINE void Pack12x8(const float* const* rows, int64_t off, float* dst) {
   }
 }
 
+// MR rows (6 or 12) by four k (rows[r] + off .. + 4, each contiguous), as four groups of MR at
+// dst: 4 x 4 transposes of 128-bit registers, the last two of six rows as pairs of 64 bits.
+template <int MR>
+HWY_INLINE void PackRowsX4(const float* const* rows, int64_t off, float* dst) {
+  for (int g = 0; g + 4 <= MR; g += 4) {
+    const __m128 a = _mm_loadu_ps(rows[g] + off), b = _mm_loadu_ps(rows[g + 1] + off);
+    const __m128 c = _mm_loadu_ps(rows[g + 2] + off), e = _mm_loadu_ps(rows[g + 3] + off);
+    const __m128 t0 = _mm_unpacklo_ps(a, b), t1 = _mm_unpackhi_ps(a, b);  // k 0, 1 and k 2, 3 of a, b
+    const __m128 t2 = _mm_unpacklo_ps(c, e), t3 = _mm_unpackhi_ps(c, e);
+    _mm_storeu_ps(dst + g, _mm_movelh_ps(t0, t2));
+    _mm_storeu_ps(dst + MR + g, _mm_movehl_ps(t2, t0));
+    _mm_storeu_ps(dst + 2 * MR + g, _mm_movelh_ps(t1, t3));
+    _mm_storeu_ps(dst + 3 * MR + g, _mm_movehl_ps(t3, t1));
+  }
+  if constexpr (MR % 4 == 2) {
+    const __m128 a = _mm_loadu_ps(rows[MR - 2] + off), b = _mm_loadu_ps(rows[MR - 1] + off);
+    const __m128 lo = _mm_unpacklo_ps(a, b), hi = _mm_unpackhi_ps(a, b);
+    _mm_storel_pi(reinterpret_cast<__m64*>(dst + MR - 2), lo);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(dst + 2 * MR - 2), lo);
+    _mm_storel_pi(reinterpret_cast<__m64*>(dst + 3 * MR - 2), hi);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(dst + 4 * MR - 2), hi);
+  }
+}
+
 // A panel of MR (6 or 12) whole rows of float32 whose rows are not all adjacent, eight k at a
 // time through registers wherever eight consecutive k are eight adjacent elements (kA steps by
-// one), the other k element by element. Two products take it: the usual matmul (each row
+// one), then four, the other k element by element. Two products take it: the usual matmul (each row
 // contiguous along the whole of k) and conv2d's weight gradient computed transposed, whose rows
 // are (cin, ky, kx) and whose k are (image, oy, ox): runs of k along an output row (20 for
-// beautiful_mnist's second layer, 8 for its third). The panel is [k][MR] as pack_a_panel writes
-// it: a copy either way, so the same bits. Returns the number of 8-k blocks transposed; *runs:
+// beautiful_mnist's second layer, 8 for its third, 6 for its fourth). The panel is [k][MR] as
+// pack_a_panel writes it: a copy either way, so the same bits. Returns the number of blocks of 8
+// or 4 k transposed; *runs:
 // how many runs of adjacent k the panel had.
 template <int MR>
 int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* dst, int64_t* runs) {
@@ -208,6 +233,11 @@ int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* ds
     for (; k + 8 <= e; k += 8, ++blocks) {
       if constexpr (MR == 6) Pack6x8(rows, kA[k], dst + k * MR);
       else Pack12x8(rows, kA[k], dst + k * MR);
+    }
+    if (k + 4 <= e) {  // a run's last 4 to 7 k (20 = 8 + 8 + 4; the fourth layer's runs of 6)
+      PackRowsX4<MR>(rows, kA[k], dst + k * MR);
+      k += 4;
+      ++blocks;
     }
     for (; k < e; ++k)
       for (int r = 0; r < MR; ++r) dst[k * MR + r] = rows[r][kA[k]];
