@@ -191,7 +191,7 @@ HWY_INLINE void Pack12x8(const float* const* rows, int64_t off, float* dst) {
   }
 }
 
-// MR rows (6 or 12) by four k (rows[r] + off .. + 4, each contiguous), as four groups of MR at
+// MR rows (4, 6 or 12) by four k (rows[r] + off .. + 4, each contiguous), as four groups of MR at
 // dst: 4 x 4 transposes of 128-bit registers, the last two of six rows as pairs of 64 bits.
 template <int MR>
 HWY_INLINE void PackRowsX4(const float* const* rows, int64_t off, float* dst) {
@@ -215,7 +215,7 @@ HWY_INLINE void PackRowsX4(const float* const* rows, int64_t off, float* dst) {
   }
 }
 
-// A panel of MR (6 or 12) whole rows of float32 whose rows are not all adjacent, eight k at a
+// A panel of MR (4, 6 or 12) whole rows of float32 whose rows are not all adjacent, eight k at a
 // time through registers wherever eight consecutive k are eight adjacent elements (kA steps by
 // one), then four, the other k element by element. Two products take it: the usual matmul (each row
 // contiguous along the whole of k) and conv2d's weight gradient computed transposed, whose rows
@@ -231,8 +231,14 @@ int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* ds
   for (int k = 0, e; k < kc; ++*runs) {
     for (e = k + 1; e < kc && kA[e] == kA[e - 1] + 1;) ++e;  // k .. e: one run of adjacent elements
     for (; k + 8 <= e; k += 8, ++blocks) {
-      if constexpr (MR == 6) Pack6x8(rows, kA[k], dst + k * MR);
-      else Pack12x8(rows, kA[k], dst + k * MR);
+      if constexpr (MR == 4) {
+        PackRowsX4<MR>(rows, kA[k], dst + k * MR);
+        PackRowsX4<MR>(rows, kA[k] + 4, dst + (k + 4) * MR);
+      } else if constexpr (MR == 6) {
+        Pack6x8(rows, kA[k], dst + k * MR);
+      } else {
+        Pack12x8(rows, kA[k], dst + k * MR);
+      }
     }
     if (k + 4 <= e) {  // a run's last 4 to 7 k (20 = 8 + 8 + 4; the fourth layer's runs of 6)
       PackRowsX4<MR>(rows, kA[k], dst + k * MR);
@@ -246,14 +252,14 @@ int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* ds
 }
 #endif
 
-// pack_a_panel, with full panels of six or twelve float32 rows that are not all adjacent
-// (PackARows) transposed in registers on x86 with AVX2 or better. Element by element it was 6%
+// pack_a_panel, with full panels of four (AVX2's tile), six or twelve float32 rows that are not
+// all adjacent (PackARows) transposed in registers on x86 with AVX2 or better. Element by element it was 6%
 // of a 128x512 @ 512x512 product (six whole rows), and 9% of the CPU samples of a CNN training
 // step (the second layer's weight gradient, twelve rows read through kA).
 template <class T, int MR>
 void PackAPanel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T* dst) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  if constexpr (sizeof(T) == 4 && (MR == 6 || MR == 12)) {
+  if constexpr (sizeof(T) == 4 && (MR == 4 || MR == 6 || MR == 12)) {
     if (i0 + MR <= g.M) {
       const T* A = static_cast<const T*>(g.A) + g.batchA[b];
       const T* rows[MR];
