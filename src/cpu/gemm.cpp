@@ -158,38 +158,121 @@ HWY_INLINE void Transpose8x8(const float* s, int64_t stride, float* dst, int64_t
   for (int m = 0; m < 8; ++m) _mm256_storeu_ps(dst + m * nr, o[m]);
 }
 
-// Six rows of A (each contiguous along k) by eight k, as eight groups of six (the panel's
-// [k][6] layout) at dst: the 8 x 8 transpose with two unused rows; each group is stored as
-// eight floats, the next group overwriting the two extra, and the last as four plus two.
-HWY_INLINE void Pack6x8(const float* const* rows, int64_t k, float* dst) {
+// Six rows of A by eight k (rows[r] + off .. + 8, each contiguous), as eight groups of six (the
+// panel's [k][6] layout) at dst: the 8 x 8 transpose with two unused rows; each group is stored
+// as eight floats, the next group overwriting the two extra, and the last as four plus two.
+HWY_INLINE void Pack6x8(const float* const* rows, int64_t off, float* dst) {
   __m256 r[8], o[8];
-  for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(rows[i] + k);
+  for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(rows[i] + off);
   r[6] = r[7] = _mm256_setzero_ps();
   Transpose8Regs(r, o);
   for (int m = 0; m < 7; ++m) _mm256_storeu_ps(dst + 6 * m, o[m]);
   _mm_storeu_ps(dst + 42, _mm256_castps256_ps128(o[7]));
   _mm_storel_pi(reinterpret_cast<__m64*>(dst + 46), _mm256_extractf128_ps(o[7], 1));
 }
+
+// Twelve rows of A by eight k (rows[r] + off .. + 8, each contiguous), as eight groups of twelve
+// at dst: rows 0-7 through the 8 x 8 transpose, rows 8-11 as four 4 x 4 transposes within
+// 128-bit lanes (group m's four in the low half of u[m % 4] for m < 4, the high half after).
+HWY_INLINE void Pack12x8(const float* const* rows, int64_t off, float* dst) {
+  __m256 r[8], o[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + off);
+  Transpose8Regs(r, o);
+  for (int m = 0; m < 8; ++m) _mm256_storeu_ps(dst + 12 * m, o[m]);
+  const __m256 a = _mm256_loadu_ps(rows[8] + off), b = _mm256_loadu_ps(rows[9] + off);
+  const __m256 c = _mm256_loadu_ps(rows[10] + off), e = _mm256_loadu_ps(rows[11] + off);
+  const __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b);
+  const __m256 t2 = _mm256_unpacklo_ps(c, e), t3 = _mm256_unpackhi_ps(c, e);
+  const __m256 u[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
+                       _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xEE)};
+  for (int m = 0; m < 4; ++m) {
+    _mm_storeu_ps(dst + 12 * m + 8, _mm256_castps256_ps128(u[m]));
+    _mm_storeu_ps(dst + 12 * (m + 4) + 8, _mm256_extractf128_ps(u[m], 1));
+  }
+}
+
+// MR rows (4, 6 or 12) by four k (rows[r] + off .. + 4, each contiguous), as four groups of MR at
+// dst: 4 x 4 transposes of 128-bit registers, the last two of six rows as pairs of 64 bits.
+template <int MR>
+HWY_INLINE void PackRowsX4(const float* const* rows, int64_t off, float* dst) {
+  for (int g = 0; g + 4 <= MR; g += 4) {
+    const __m128 a = _mm_loadu_ps(rows[g] + off), b = _mm_loadu_ps(rows[g + 1] + off);
+    const __m128 c = _mm_loadu_ps(rows[g + 2] + off), e = _mm_loadu_ps(rows[g + 3] + off);
+    const __m128 t0 = _mm_unpacklo_ps(a, b), t1 = _mm_unpackhi_ps(a, b);  // k 0, 1 and k 2, 3 of a, b
+    const __m128 t2 = _mm_unpacklo_ps(c, e), t3 = _mm_unpackhi_ps(c, e);
+    _mm_storeu_ps(dst + g, _mm_movelh_ps(t0, t2));
+    _mm_storeu_ps(dst + MR + g, _mm_movehl_ps(t2, t0));
+    _mm_storeu_ps(dst + 2 * MR + g, _mm_movelh_ps(t1, t3));
+    _mm_storeu_ps(dst + 3 * MR + g, _mm_movehl_ps(t3, t1));
+  }
+  if constexpr (MR % 4 == 2) {
+    const __m128 a = _mm_loadu_ps(rows[MR - 2] + off), b = _mm_loadu_ps(rows[MR - 1] + off);
+    const __m128 lo = _mm_unpacklo_ps(a, b), hi = _mm_unpackhi_ps(a, b);
+    _mm_storel_pi(reinterpret_cast<__m64*>(dst + MR - 2), lo);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(dst + 2 * MR - 2), lo);
+    _mm_storel_pi(reinterpret_cast<__m64*>(dst + 3 * MR - 2), hi);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(dst + 4 * MR - 2), hi);
+  }
+}
+
+// A panel of MR (4, 6 or 12) whole rows of float32 whose rows are not all adjacent, eight k at a
+// time through registers wherever eight consecutive k are eight adjacent elements (kA steps by
+// one), then four, the other k element by element. Two products take it: the usual matmul (each row
+// contiguous along the whole of k) and conv2d's weight gradient computed transposed, whose rows
+// are (cin, ky, kx) and whose k are (image, oy, ox): runs of k along an output row (20 for
+// beautiful_mnist's second layer, 8 for its third, 6 for its fourth). The panel is [k][MR] as
+// pack_a_panel writes it: a copy either way, so the same bits. Returns the number of blocks of 8
+// or 4 k transposed; *runs:
+// how many runs of adjacent k the panel had.
+template <int MR>
+int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* dst, int64_t* runs) {
+  int64_t blocks = 0;
+  *runs = 0;
+  for (int k = 0, e; k < kc; ++*runs) {
+    for (e = k + 1; e < kc && kA[e] == kA[e - 1] + 1;) ++e;  // k .. e: one run of adjacent elements
+    for (; k + 8 <= e; k += 8, ++blocks) {
+      if constexpr (MR == 4) {
+        PackRowsX4<MR>(rows, kA[k], dst + k * MR);
+        PackRowsX4<MR>(rows, kA[k] + 4, dst + (k + 4) * MR);
+      } else if constexpr (MR == 6) {
+        Pack6x8(rows, kA[k], dst + k * MR);
+      } else {
+        Pack12x8(rows, kA[k], dst + k * MR);
+      }
+    }
+    if (k + 4 <= e) {  // a run's last 4 to 7 k (20 = 8 + 8 + 4; the fourth layer's runs of 6)
+      PackRowsX4<MR>(rows, kA[k], dst + k * MR);
+      k += 4;
+      ++blocks;
+    }
+    for (; k < e; ++k)
+      for (int r = 0; r < MR; ++r) dst[k * MR + r] = rows[r][kA[k]];
+  }
+  return blocks;
+}
 #endif
 
-// pack_a_panel, with the usual matmul's panel (six whole rows of float32, each contiguous along
-// k, on x86 with AVX2 or better) transposed eight k at a time in registers: element by element
-// it was 6% of a 128x512 @ 512x512 product. A copy either way, so the same bits.
+// pack_a_panel, with full panels of four (AVX2's tile), six or twelve float32 rows that are not
+// all adjacent (PackARows) transposed in registers on x86 with AVX2 or better. Element by element it was 6%
+// of a 128x512 @ 512x512 product (six whole rows), and 9% of the CPU samples of a CNN training
+// step (the second layer's weight gradient, twelve rows read through kA).
 template <class T, int MR>
 void PackAPanel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T* dst) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  if constexpr (sizeof(T) == 4 && MR == 6) {
-    const int64_t* kA = g.kA + k0;
-    if (i0 + MR <= g.M && adjacent(kA, kc)) {
+  if constexpr (sizeof(T) == 4 && (MR == 4 || MR == 6 || MR == 12)) {
+    if (i0 + MR <= g.M) {
       const T* A = static_cast<const T*>(g.A) + g.batchA[b];
       const T* rows[MR];
-      for (int r = 0; r < MR; ++r) rows[r] = A + g.rowA[i0 + r] + kA[0];
-      if (rows[1] != rows[0] + 1) {  // rows one element apart are pack_a_panel's memcpy
-        int k = 0;
-        for (; k + 8 <= kc; k += 8) Pack6x8(rows, k, dst + k * MR);
-        for (; k < kc; ++k)
-          for (int r = 0; r < MR; ++r) dst[k * MR + r] = rows[r][k];
-        g_register_a_panels.fetch_add(1, std::memory_order_relaxed);
+      bool adj = true;  // rows one element apart are pack_a_panel's memcpy
+      for (int r = 0; r < MR; ++r) {
+        rows[r] = A + g.rowA[i0 + r];
+        adj = adj && rows[r] == rows[0] + r;
+      }
+      if (!adj) {
+        int64_t runs = 0;
+        const int64_t blocks = PackARows<MR>(rows, g.kA + k0, kc, dst, &runs);
+        if (blocks == 0) g_row_a_panels.fetch_add(1, std::memory_order_relaxed);  // no run of 8 k
+        else (runs == 1 ? g_register_a_panels : g_register_window_a_panels).fetch_add(1, std::memory_order_relaxed);
         return;
       }
     }

@@ -87,8 +87,12 @@ void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, in
 int64_t gemm_transposed_b_panels();
 // How many of those went through the register transpose (float32, x86 with AVX2 or better).
 int64_t gemm_register_transposed_panels();
-// How many A panels of six float32 rows went through the register transpose (x86, AVX2 or better).
+// How many A panels of four, six or twelve float32 rows went through the register transpose (x86,
+// AVX2 or better).
 int64_t gemm_register_a_panels();
+// How many A panels read through a scattered kA (conv2d's weight gradient) had runs of eight
+// adjacent k transposed in registers (float32, x86 with AVX2 or better).
+int64_t gemm_register_window_a_panels();
 // How many A panels have been packed as rows read one at a time through unrolled loads, in this
 // process (for the harness: conv2d's weight gradient, gemm_pack.h).
 int64_t gemm_row_a_panels();

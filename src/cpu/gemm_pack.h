@@ -47,9 +47,12 @@ extern std::atomic<int64_t> g_transposed_b_panels;
 // Transposed panels packed through registers (gemm.cpp's PackBTransposed; for the harness:
 // gemm_register_transposed_panels()).
 extern std::atomic<int64_t> g_register_transposed_panels;
-// A panels of six float32 rows packed through registers (gemm.cpp's PackAPanel;
-// gemm_register_a_panels()).
+// A panels of four, six or twelve float32 rows, each contiguous along k, packed through registers
+// (gemm.cpp's PackAPanel; gemm_register_a_panels()).
 extern std::atomic<int64_t> g_register_a_panels;
+// A panels read through a scattered kA (conv2d's weight gradient) with runs of adjacent k packed
+// through registers (gemm.cpp's PackAPanel; gemm_register_window_a_panels()).
+extern std::atomic<int64_t> g_register_window_a_panels;
 // A panels packed as MR rows read one at a time, unrolled (pack_a_panel; gemm_row_a_panels()
 // for the harness).
 extern std::atomic<int64_t> g_row_a_panels;

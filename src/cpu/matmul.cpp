@@ -30,6 +30,8 @@ std::atomic<int64_t> g_register_transposed_panels{0};  // counted by gemm.cpp's 
 int64_t gemm_register_transposed_panels() { return g_register_transposed_panels.load(); }
 std::atomic<int64_t> g_register_a_panels{0};  // counted by gemm.cpp's PackAPanel
 int64_t gemm_register_a_panels() { return g_register_a_panels.load(); }
+std::atomic<int64_t> g_register_window_a_panels{0};  // counted by gemm.cpp's PackAPanel
+int64_t gemm_register_window_a_panels() { return g_register_window_a_panels.load(); }
 std::atomic<int64_t> g_row_a_panels{0};  // counted by pack_a_panel (gemm_pack.h)
 int64_t gemm_row_a_panels() { return g_row_a_panels.load(); }
 

@@ -3,8 +3,9 @@
 #pragma once
 #include <gtest/gtest.h>
 
-#include <optional>
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,10 @@ inline std::vector<std::string> targets_to_test() {
   return all;
 }
 
-// Builds the graph anew for each backend (realized nodes keep their results) and compares.
-inline void check(const std::string& what, const std::function<Tensor()>& build) {
+// Builds the graph anew for each backend (realized nodes keep their results) and compares. With
+// `ran`, called after each CPU backend run with its target and thread count (a path check).
+inline void check(const std::string& what, const std::function<Tensor()>& build,
+                  const std::function<void(const std::string&, int)>& ran = nullptr) {
   BackendSettings keep;
   set_backend(Backend::Ref);
   const std::vector<uint8_t> want = build().bytes();
@@ -75,6 +78,7 @@ inline void check(const std::string& what, const std::function<Tensor()>& build)
       set_num_threads(threads);
       std::vector<uint8_t> got = build().bytes();
       ++g_runs;
+      if (ran) ran(target, threads);
       // Compared as vectors: memcmp of an empty result's null data() is undefined (UBSan).
       if (got != want) {
         size_t i = 0;
@@ -95,6 +99,25 @@ inline void check_path(const std::string& what, const std::function<Tensor()>& b
   const int compared = g_runs;
   check(what, build);
   EXPECT_GE(runs() - before, g_runs - compared) << what << ": a run did not " << path;
+}
+
+// check(), and that each run on one of `targets` (a path only they have, such as x86's register
+// transposes on "avx2" and "avx512") took a given path: `runs` reads its counter, each run
+// checked alone. Returns how many runs were so checked (0 on a machine with none of them).
+inline int check_path_on(const std::string& what, const std::function<Tensor()>& build,
+                         const std::function<int64_t()>& runs, const char* path,
+                         const std::vector<std::string>& targets) {
+  int checked = 0;
+  int64_t before = runs();
+  check(what, build, [&](const std::string& target, int threads) {
+    const int64_t now = runs();
+    if (std::find(targets.begin(), targets.end(), target) != targets.end()) {
+      ++checked;
+      EXPECT_GT(now, before) << what << " on " << target << " with " << threads << " threads: did not " << path;
+    }
+    before = now;
+  });
+  return checked;
 }
 
 }  // namespace maroon::test

@@ -74,6 +74,32 @@ TEST(CpuBackend, TransposedWeightPackingInRegisters) {
   EXPECT_GT(cpu::gemm_register_a_panels(), a_before) << "no A panel packed through registers";
 }
 
+// The A panels of AVX-512's 12 x 2 tile (16 to 63 columns: too few for its wide tiles) and of
+// AVX2's 4 x 2 tile go through registers eight k at a time too, then four (gemm.cpp's
+// PackAPanel, float32): every run on those targets must take it; the k tails (K = 100, 37, 9)
+// and the last rows (M not a multiple of 12) are packed element by element. Also with specials
+// (copies keep every bit). Small products with N a multiple of the vector are read in place
+// (gemm_direct.cpp), so these have other widths.
+TEST(CpuBackend, TwelveAndFourRowPanelsPackedInRegisters) {
+  const int64_t shapes[][3] = {{150, 100, 20}, {130, 37, 26}, {100, 9, 17}, {200, 300, 31}, {99, 64, 42}};
+  int checked = 0;
+  for (const auto& s : shapes)
+    for (bool specials : {false, true}) {
+      const std::string what = "x @ w float32 " + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
+                               std::to_string(s[2]) + (specials ? " with specials" : "");
+      const uint64_t seed = static_cast<uint64_t>(s[0] * 7 + s[1] * 11 + s[2]);
+      checked += check_path_on(
+          what,
+          [&] {
+            Tensor x = near_one_tensor(DType::Float32, {s[0], s[1]}, seed, specials);
+            Tensor w = near_one_tensor(DType::Float32, {s[1], s[2]}, seed + 1, specials);
+            return x.matmul(w);
+          },
+          [] { return cpu::gemm_register_a_panels(); }, "pack A through registers", {"avx2", "avx512"});
+    }
+  if (checked == 0) GTEST_SKIP() << "no AVX2 on this machine: compared, path not checked";
+}
+
 // Products narrower than 16 columns with at least 64 rows (a classifier's logits, h @ w.T + b)
 // are computed transposed (try_matmul): the few columns become rows. x @ w and x @ w.T, with
 // and without a bias in the epilogue, float32 and float64, specials, two rounding modes, 2 to 15
