@@ -552,17 +552,24 @@ class Reused {
 // dispatch and its loop's start are then paid once per 8K elements instead of per 256. How many
 // whole tiles from the start can (every contiguous leaf's SIMD slack inside its buffer, as for
 // TileEval's direct reads); 0 if the program is not such a one. Marks the broadcast leaves'
-// steps (broadcast_scalar_leaves).
+// steps (broadcast_scalar_leaves). Only for kernels whose streams fit in the last-level cache:
+// max(a*b + c, 0) over 16M float32 (256 MB of streams, from memory) ran at 25-26 GB/s this way
+// against 28-29 GB/s tile by tile (bench/cpu/elementwise_bench.cpp, 3 alternating rounds), while
+// Adam's kernels on a 784 x 512 parameter (6 MB) took ~0.7x the tile path's time (alone,
+// bench/cpu/adam_step_bench.cpp).
+constexpr int64_t kAccInPlaceMaxBytes = int64_t{32} << 20;
 int64_t acc_in_place_tiles(Program& prog, const std::vector<bool>& scalar, const std::vector<bool>& contiguous,
                            int64_t total) {
   if (prog.acc.empty()) return 0;
   broadcast_scalar_leaves(prog, scalar);
-  int64_t limit = total;
+  int64_t limit = total, streams = 1;
   for (size_t l = 0; l < prog.leaves.size(); ++l) {
     if (scalar[l]) continue;
     if (!contiguous[l]) return 0;
     limit = std::min(limit, prog.leaves[l]->buffer->count - kTilePad);
+    ++streams;
   }
+  if (streams * total * static_cast<int64_t>(itemsize(prog.dtype)) > kAccInPlaceMaxBytes) return 0;
   return std::max<int64_t>(limit, 0) / kTile;
 }
 
