@@ -38,6 +38,26 @@ struct Instr;
 // false if no chain kernel computes it.
 bool chain_op(const Instr& ins, ChainOp* op);
 
+// A whole program of chain ops (cpu/kernel.h: Program::acc) as an accumulator machine: one
+// running value in registers, a few saved values (slots), leaves read where they lie. Each step
+// applies one op to the running value (Load replaces it, Save copies it to a slot); a binary
+// step's operand is a leaf's elements (V), a leaf's first element broadcast (S: a scalar read
+// in place, or a splat tile), or a slot (R). The value is stored once, after the last step.
+enum class AccOp : uint8_t {
+  LoadV, LoadS, LoadR, AddV, AddS, AddR, MulV, MulS, MulR, MaxV, MaxS, MaxR,
+  Square, Recip, Sqrt, Exp2, Save
+};
+struct AccStep {
+  AccOp op;
+  uint8_t slot;  // LoadR, AddR, MulR, MaxR, Save
+  int16_t leaf;  // the V and S steps: an index into the kernel's leaves
+};
+constexpr int kAccSlots = 4;
+// value = the steps in turn; out[i] = value, for i < n (same slack rule as FastFn; leaves[l] for
+// each leaf a V or S step reads). Float32 or float64 elements.
+using AccFn = void (*)(const AccStep* steps, int nsteps, const void* const* leaves, void* out, int n);
+AccFn fast_acc(DType d);
+
 // The target the dispatcher uses now.
 std::string current_target_name();
 

@@ -139,6 +139,7 @@ void find_segments(Program& p) {
     chaining = chains;
   }
   decode_steps(p);
+  find_acc(p);
 }
 
 // ---- leaves ----
@@ -281,17 +282,21 @@ int64_t chain_runs() { return g_chain_runs.load(); }
 int64_t chain_exp2_runs() { return g_chain_exp2_runs.load(); }
 
 TileEval::TileEval(const Program& p) : prog_(p), ptr_(p.num_values()) {
-  for (const Segment& s : p.segments)
-    if (s.end - s.start > 1) {
-      g_chain_runs.fetch_add(1, std::memory_order_relaxed);
-      break;
-    }
-  for (const Segment& s : p.segments)
-    if (s.end - s.start > 1 && std::any_of(p.code.begin() + s.start, p.code.begin() + s.end,
-                                           [](const Instr& ins) { return ins.op == Op::EXP2; })) {
-      g_chain_exp2_runs.fetch_add(1, std::memory_order_relaxed);
-      break;
-    }
+  if (!p.acc.empty()) {
+    count_acc_run();
+  } else {
+    for (const Segment& s : p.segments)
+      if (s.end - s.start > 1) {
+        g_chain_runs.fetch_add(1, std::memory_order_relaxed);
+        break;
+      }
+    for (const Segment& s : p.segments)
+      if (s.end - s.start > 1 && std::any_of(p.code.begin() + s.start, p.code.begin() + s.end,
+                                             [](const Instr& ins) { return ins.op == Op::EXP2; })) {
+        g_chain_exp2_runs.fetch_add(1, std::memory_order_relaxed);
+        break;
+      }
+  }
   if (t_scratch.empty()) t_scratch.push_back(std::make_unique<std::vector<uint64_t>>());
   scratch_ = t_scratch.back().release();
   t_scratch.pop_back();
@@ -312,6 +317,11 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
       gather(*prog_.leaves[l]->buffer, idx[l], n, value(l));
       ptr[l] = value(l);
     }
+  }
+  if (!prog_.acc.empty()) {  // the whole program in one pass, the result last
+    void* dst = out ? out : value(prog_.result);
+    fast_acc(prog_.dtype)(prog_.acc.data(), static_cast<int>(prog_.acc.size()), ptr.data(), dst, n);
+    return dst;
   }
   const int C = static_cast<int>(prog_.code.size());
   const bool by_segment = !prog_.segments.empty();
@@ -537,6 +547,48 @@ class Reused {
 
 }  // namespace
 
+// Accumulator programs whose leaves are all read in place (contiguous) or broadcast (one element)
+// run a task's tiles in one call instead of tile by tile: the leaves' pointers, the kernel's
+// dispatch and its loop's start are then paid once per 8K elements instead of per 256. How many
+// whole tiles from the start can (every contiguous leaf's SIMD slack inside its buffer, as for
+// TileEval's direct reads); 0 if the program is not such a one. Marks the broadcast leaves'
+// steps (broadcast_scalar_leaves). Only for kernels whose streams fit in the last-level cache:
+// max(a*b + c, 0) over 16M float32 (256 MB of streams, from memory) ran at 25-26 GB/s this way
+// against 28-29 GB/s tile by tile (bench/cpu/elementwise_bench.cpp, 3 alternating rounds), while
+// Adam's kernels on a 784 x 512 parameter (6 MB) took ~0.7x the tile path's time (alone,
+// bench/cpu/adam_step_bench.cpp).
+constexpr int64_t kAccInPlaceMaxBytes = int64_t{32} << 20;
+int64_t acc_in_place_tiles(Program& prog, const std::vector<bool>& scalar, const std::vector<bool>& contiguous,
+                           int64_t total) {
+  if (prog.acc.empty()) return 0;
+  broadcast_scalar_leaves(prog, scalar);
+  int64_t limit = total, streams = 1;
+  for (size_t l = 0; l < prog.leaves.size(); ++l) {
+    if (scalar[l]) continue;
+    if (!contiguous[l]) return 0;
+    limit = std::min(limit, prog.leaves[l]->buffer->count - kTilePad);
+    ++streams;
+  }
+  if (streams * total * static_cast<int64_t>(itemsize(prog.dtype)) > kAccInPlaceMaxBytes) return 0;
+  return std::max<int64_t>(limit, 0) / kTile;
+}
+
+// Positions [p0, p0 + n) of such a program into dst (n whole tiles).
+void acc_in_place(const Program& prog, const std::vector<LeafMap>& maps, const std::vector<bool>& scalar, int64_t p0,
+                  int n, uint8_t* dst) {
+  count_acc_range_run();
+  const size_t L = prog.leaves.size();
+  const void* small[8];
+  std::vector<const void*> big(L > 8 ? L : 0);
+  const void** leaves = L > 8 ? big.data() : small;
+  for (size_t l = 0; l < L; ++l) {
+    const Node* leaf = prog.leaves[l];
+    const size_t sz = itemsize(leaf->dtype);
+    leaves[l] = leaf->buffer->bytes() + (scalar[l] ? maps[l].offset : p0) * static_cast<int64_t>(sz);
+  }
+  fast_acc(prog.dtype)(prog.acc.data(), static_cast<int>(prog.acc.size()), leaves, dst, n);
+}
+
 void run_elementwise(Node& out) {
   Program prog = build_program(&out);
   if (try_pad_copy(out, prog)) return;  // a padded view times 1: rows and borders (pad_copy.cpp)
@@ -554,6 +606,7 @@ void run_elementwise(Node& out) {
   auto buf = std::make_shared<Buffer>(out.dtype, total);
   const size_t osz = itemsize(out.dtype);
   const int64_t tiles = (total + kTile - 1) / kTile;
+  const int64_t acc_tiles = acc_in_place_tiles(prog, scalar, contiguous, total);
   // Affine leaves constant over runs of `run[l]` flat positions (a per-channel bias broadcast
   // over a plane: conv2d's bias add): a tile inside one run reads one element, filled instead
   // of gathered position by position.
@@ -603,7 +656,14 @@ void run_elementwise(Node& out) {
     std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
     std::vector<int64_t> filled_at(maps.size(), -1);
-    for (int64_t t = task * kTilesPerTask; t < std::min(tiles, (task + 1) * kTilesPerTask); ++t) {
+    int64_t t = task * kTilesPerTask;
+    const int64_t t_end = std::min(tiles, (task + 1) * kTilesPerTask);
+    if (t < acc_tiles) {  // the task's first tiles in one call, leaves read in place
+      const int64_t e = std::min(t_end, acc_tiles);
+      acc_in_place(prog, maps, scalar, t * kTile, static_cast<int>((e - t) * kTile), buf->bytes() + t * kTile * osz);
+      t = e;
+    }
+    for (; t < t_end; ++t) {
       int64_t p0 = t * kTile;
       int n = static_cast<int>(std::min<int64_t>(kTile, total - p0));
       // Contiguous leaves are read in place when the SIMD slack past n stays inside the buffer.

@@ -39,6 +39,10 @@ struct Program {
   // decoded once per program (find_segments) instead of once per tile.
   std::vector<ChainOp> step_op;
   std::vector<int> step_other;
+  // The whole program as one accumulator machine (fastops.h: AccStep; find_acc), when every
+  // instruction is a chain op of one float dtype and its saved values fit in kAccSlots; then
+  // TileEval runs it instead of the segments. A V or S step's leaf is a leaf's value id.
+  std::vector<AccStep> acc;
   int result = 0;
   DType dtype = DType::Float32;
   int num_values() const { return static_cast<int>(leaves.size() + code.size()); }
@@ -52,6 +56,21 @@ void find_segments(Program& p);
 // How many kernels' tasks have run a chain (for the harness); ... one with an EXP2 step.
 int64_t chain_runs();
 int64_t chain_exp2_runs();
+// Fills p.acc from p.code (find_segments does; acc_program.cpp), or leaves it empty.
+void find_acc(Program& p);
+// The V steps of p.acc reading a leaf marked in `scalar` (every position reads its one element)
+// become S steps: the element broadcast where it lies, so that a kernel can run the program over
+// more than a tile at once.
+void broadcast_scalar_leaves(Program& p, const std::vector<bool>& scalar);
+// How many kernels' tasks have run an accumulator program (for the harness); how many runs of
+// whole tiles run_elementwise gave it at once, leaves read in place.
+int64_t acc_runs();
+int64_t acc_range_runs();
+// Whether build_program makes accumulator programs (on by default; the chain tests turn it off
+// to reach the segment kernels). Not thread-safe against kernels running meanwhile.
+void set_acc_programs(bool on);
+void count_acc_run();
+void count_acc_range_run();
 
 // A position's coordinates, on the stack up to kInline axes: a std::vector per tile and leaf
 // was most of the char GPT step's malloc/free time (about 8% of it), on kernels of a few tiles.

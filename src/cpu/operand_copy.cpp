@@ -15,11 +15,11 @@ namespace {
 
 // A model's operands that need a copy are few (attention's heads: four per layer); a list of
 // more than 2^17 runs (1 MiB) is not kept.
-constexpr size_t kEntries = 32;
+constexpr size_t kRunEntries = 32;
 constexpr int64_t kMaxRuns = int64_t{1} << 17;
 
-KeyedStore<ViewRuns>& store() {
-  static auto* s = new KeyedStore<ViewRuns>(kEntries);  // never destroyed (see matmul_layouts.cpp)
+KeyedStore<ViewRuns>& run_store() {
+  static auto* s = new KeyedStore<ViewRuns>(kRunEntries);  // never destroyed (see matmul_layouts.cpp)
   return *s;
 }
 
@@ -49,7 +49,7 @@ void copy_runs(const Buffer& buffer, const ViewRuns& r, uint8_t* dst) {
 void copy_dense(const Buffer& buffer, const ShapeTracker& view, const Shape& dense_shape, uint8_t* dst) {
   thread_local std::vector<int64_t> key;  // reused: no allocation per call once grown
   view_runs_key(view, dense_shape, &key);
-  if (auto runs = store().find(key)) return copy_runs(buffer, *runs, dst);
+  if (auto runs = run_store().find(key)) return copy_runs(buffer, *runs, dst);
   const Shape& s = view.shape();
   const int64_t n = numel(dense_shape);
   const size_t sz = itemsize(buffer.dtype);
@@ -69,9 +69,9 @@ void copy_dense(const Buffer& buffer, const ShapeTracker& view, const Shape& den
       c[d] = 0;
     }
   }
-  if (uniform && n > 0) store().put(key, std::move(runs));
+  if (uniform && n > 0) run_store().put(key, std::move(runs));
 }
 
-int64_t dense_copy_hits() { return store().hits(); }
+int64_t dense_copy_hits() { return run_store().hits(); }
 
 }  // namespace maroon::cpu

@@ -14,7 +14,15 @@ namespace {
 
 constexpr DType kChainDtypes[] = {DType::Float32, DType::Float64};
 
+// The segment kernels this file tests run where a program is not an accumulator program
+// (acc_eval_test.cpp): these cases turn those off to reach them.
+struct NoAccPrograms {
+  NoAccPrograms() { cpu::set_acc_programs(false); }
+  ~NoAccPrograms() { cpu::set_acc_programs(true); }
+};
+
 void check_chain(const std::string& what, const std::function<Tensor()>& build) {
+  NoAccPrograms off;
   check_path(what, build, [] { return cpu::chain_runs(); }, "run a chain");
 }
 
@@ -110,6 +118,7 @@ TEST(CpuChainEval, LeavesThroughViews) {
 // GELU's erf, whose EXP2 sits between MUL steps. The arguments cover the SIMD exp2's fallbacks:
 // integers, tiny |x|, subnormal and underflowing results, overflow, NaN payloads, infinities.
 void check_exp2_chain(const std::string& what, const std::function<Tensor()>& build) {
+  NoAccPrograms off;
   check_path(what, build, [] { return cpu::chain_exp2_runs(); }, "run a chain with an EXP2 step");
 }
 
