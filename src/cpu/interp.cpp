@@ -537,8 +537,10 @@ class Reused {
 
 }  // namespace
 
-void run_elementwise(Node& out) {
-  Program prog = build_program(&out);
+void run_elementwise(Node& out, const Program* given) {
+  Program built;
+  if (!given) built = build_program(&out);
+  const Program& prog = given ? *given : built;
   if (try_pad_copy(out, prog)) return;  // a padded view times 1: rows and borders (pad_copy.cpp)
   std::vector<LeafMap> maps;
   maps.reserve(prog.leaves.size());
@@ -651,7 +653,7 @@ void run_elementwise(Node& out) {
     }
   }, Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
 }
 
 // ---- reductions: a left fold per output, vectorised across outputs ----
@@ -894,7 +896,7 @@ void run_reduce(Node& out) {
     ReduceTask(plan, task).run(*buf);
   }, Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
 }
 
 }  // namespace maroon::cpu

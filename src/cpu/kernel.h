@@ -124,8 +124,9 @@ void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n);
 // Copies element idx[i] of `b` (or zero bits for -1) into dst[i].
 void gather(const Buffer& b, const int64_t* idx, int n, void* dst);
 
-// Runs an elementwise kernel producing node `out`, or a REDUCE node.
-void run_elementwise(Node& out);
+// Runs an elementwise kernel producing node `out` (from `prog`, build_program(&out), when given),
+// or a REDUCE node.
+void run_elementwise(Node& out, const Program* prog = nullptr);
 void run_reduce(Node& out);
 // The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was
