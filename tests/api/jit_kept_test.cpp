@@ -4,6 +4,7 @@
 // were a kept view not recomputed when its source's view changed, the calls below would differ.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "core/graph.h"
@@ -36,7 +37,10 @@ Tensor input(int k, int how) {
 
 TEST(TinyJitKept, InputsThroughOtherViewsGiveThePlainBits) {
   const int threads = num_threads();
+  const std::string simd = simd_target();
+  for (const std::string& target : available_simd_targets())
   for (int t : {1, 2, 3}) {
+    set_simd_target(target);
     set_num_threads(t);
     Tensor w = Tensor::from_vector<float>(std::vector<float>{1, -2, 3, 0.25f, -0.5f, 2, 1, 1, -1, 4, 0.5f, -3, 2, 2,
                                                              1, -1, 0.75f, 3, -2, 1, 1, 0, -4, 2, 1, 1, 2, -1, 3, 0.5f},
@@ -54,12 +58,13 @@ TEST(TinyJitKept, InputsThroughOtherViewsGiveThePlainBits) {
       std::vector<uint8_t> got = jit({x, w})[0].bytes();
       if (k >= 2 && hows[k] == 0) reused_contiguous += cpu::plan_kept_reuses() - at;
       std::vector<uint8_t> want = kept_fn({input(k, hows[k]), w})[0].realize().bytes();
-      ASSERT_EQ(got, want) << "call " << k << " (input view " << hows[k] << ") on " << t << " threads";
+      ASSERT_EQ(got, want) << "call " << k << " (input view " << hows[k] << ") on " << t << " threads, " << target;
     }
     EXPECT_GT(reused_contiguous, 0) << "the replays kept nothing from the last call";
     EXPECT_GT(cpu::plan_kept_reuses(), before);
   }
   set_num_threads(threads);
+  set_simd_target(simd);
 }
 
 }  // namespace
