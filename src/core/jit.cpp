@@ -104,6 +104,7 @@ struct JitCaptureImpl : RealizeCapture {
   // which realized_leaf() wraps and later schedules read), each with the private node that holds
   // that buffer on a replay: refresh_aliases() points the leaf at it.
   std::vector<std::pair<Node*, Node*>> aliases;
+  std::vector<Node*> droppable;  // the recorded nodes that do not hold an alias's buffer
   Backend backend = Backend::Cpu;
   bool done = false;
 
@@ -265,7 +266,10 @@ void JitCaptureImpl::privatize(const std::vector<Tensor>& out) {
       to[n] = copy.at(n).get();
       n = to[n];
     }
-    if (backend == Backend::Cpu) r.plan.remap(to);
+    if (backend == Backend::Cpu) {
+      r.plan.remap(to);
+      r.plan.keep_between_runs();  // nobody but the replays touches the private copy
+    }
     originals.push_back(r.root);
     r.root = copy.at(r.root.get());
   }
@@ -333,10 +337,13 @@ void JitCaptureImpl::release_between_calls() {
     s.after.reset();
   }
   inputs.clear();
-  std::unordered_set<const Node*> held = alias_holders();
-  for (Recorded& r : realizes)
-    for (Node* n : r.order)
-      if (!held.count(n)) n->buffer.reset();
+  if (droppable.empty()) {  // the same nodes after every call: listed once
+    std::unordered_set<const Node*> held = alias_holders();
+    for (Recorded& r : realizes)
+      for (Node* n : r.order)
+        if (!held.count(n)) droppable.push_back(n);
+  }
+  for (Node* n : droppable) n->buffer.reset();
 }
 
 // Registers the leaves the step reads (parameters, the learning rate) so that an assign to a

@@ -39,6 +39,11 @@ ShapeTracker ShapeTracker::contiguous(const Shape& s) {
   return t;
 }
 
+void ShapeTracker::set_contiguous(const Shape& s) {
+  if (views_.size() == 1 && views_[0].shape == s && is_contiguous()) return;
+  *this = contiguous(s);
+}
+
 ShapeTracker ShapeTracker::broadcast_scalar(const Shape& s) {
   ShapeTracker t;
   t.views_.push_back(View{s, std::vector<int64_t>(s.size(), 0), 0, {}});

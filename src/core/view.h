@@ -24,6 +24,7 @@ struct View {
 
   static View contiguous(const Shape& s);
   bool has_mask() const { return !mask.empty(); }
+  bool operator==(const View&) const = default;
 };
 
 class ShapeTracker {
@@ -31,6 +32,11 @@ class ShapeTracker {
   static ShapeTracker contiguous(const Shape& s);
   // Every index maps to element 0 (a broadcast scalar).
   static ShapeTracker broadcast_scalar(const Shape& s);
+  // Makes this contiguous(s), keeping it as it is when it already is that: a replayed step's
+  // nodes keep their views from the last replay, and building a new one was a few heap blocks
+  // per kernel (core/jit.cpp).
+  void set_contiguous(const Shape& s);
+  bool operator==(const ShapeTracker&) const = default;
 
   const Shape& shape() const { return views_.back().shape; }
   const std::vector<View>& views() const { return views_; }

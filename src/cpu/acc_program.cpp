@@ -117,8 +117,8 @@ void find_acc(Program& p) {
   if (AccBuilder(p).build(&steps)) p.acc = std::move(steps);
 }
 
-void broadcast_scalar_leaves(Program& p, const std::vector<bool>& scalar) {
-  for (AccStep& s : p.acc) {
+void broadcast_scalar_leaves(std::vector<AccStep>& steps, const std::vector<bool>& scalar) {
+  for (AccStep& s : steps) {
     if (s.leaf < 0 || !scalar[static_cast<size_t>(s.leaf)]) continue;
     switch (s.op) {
       case AccOp::LoadV: s.op = AccOp::LoadS; break;

@@ -34,6 +34,10 @@ class Plan {
   // and every kernel reading it have run): a captured step's buffers go back to the buffer cache
   // as soon as nothing of the step reads them (core/jit_lifetimes.h). The nodes stay realized.
   void set_releases(std::vector<std::vector<Node*>> release);
+  // Lets execute() keep, from one run of the plan to the next, what depends only on the graph:
+  // a movement node's view while its source's view is the same, an elementwise kernel's program.
+  // Only for a plan whose nodes nobody else changes between runs (a captured step's private copy).
+  void keep_between_runs();
   struct Impl;
 
  private:
@@ -43,5 +47,8 @@ class Plan {
 };
 Plan plan(const std::vector<Node*>& order);
 void execute(const Plan& p);
+// How many times execute() has used a view or program a kept plan kept from its last run (for
+// the tests: the replays took the kept path).
+int64_t plan_kept_reuses();
 
 }  // namespace maroon::cpu

@@ -44,19 +44,32 @@ void for_row_pieces(const Shape& s, int64_t p, int n, int64_t* c, F&& f) {
 
 }  // namespace
 
-Epilogue::Epilogue(Node& out, Node* leaf) : out_(out) {
-  // The program is built as the fused kernel's would be, with the product's node as a leaf.
-  const bool was = leaf->realized;
-  leaf->realized = true;
-  prog_ = build_program(&out);
-  leaf->realized = was;
-  const size_t L = prog_.leaves.size();
+Epilogue::Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept) : out_(out) {
+  // A kept program is the one built below on the last run: the same graph, and the same nodes
+  // realized when the plan reaches this kernel (a leaf found unrealized rebuilds it).
+  bool valid = kept && *kept;
+  if (valid)
+    for (const Node* l : (*kept)->leaves) valid = valid && (l == leaf || l->realized);
+  if (valid) {
+    prog_ = kept->get();
+  } else {
+    // The program is built as the fused kernel's would be, with the product's node as a leaf.
+    const bool was = leaf->realized;
+    leaf->realized = true;
+    own_ = build_program(&out);
+    leaf->realized = was;
+    if (kept) {
+      *kept = std::make_unique<Program>(std::move(own_));
+      prog_ = kept->get();
+    }
+  }
+  const size_t L = prog_->leaves.size();
   maps_.resize(L);
   contiguous_.assign(L, false);
   run_.assign(L, 0);
   splat_.resize(L);
   for (size_t l = 0; l < L; ++l) {
-    const Node* n = prog_.leaves[l];
+    const Node* n = prog_->leaves[l];
     if (n == leaf) { self_ = static_cast<int>(l); continue; }
     maps_[l] = std::make_unique<LeafMap>(n);
     const LeafMap& m = *maps_[l];
@@ -79,7 +92,7 @@ Epilogue::~Epilogue() = default;
 
 // Positions [p, p + n) of the output, n <= kTile: the chain evaluated there, written over C.
 void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
-  const size_t L = prog_.leaves.size(), osz = itemsize(out_.dtype);
+  const size_t L = prog_->leaves.size(), osz = itemsize(out_.dtype);
   // Per thread: one staging tile per leaf and coordinates (a task runs many tiles).
   thread_local std::vector<std::vector<uint64_t>> staged;
   thread_local std::vector<int64_t> coords, idx;
@@ -107,7 +120,7 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
       direct[l] = st.data();
       continue;
     }
-    const Node* leaf = prog_.leaves[l];
+    const Node* leaf = prog_->leaves[l];
     const LeafMap& m = *maps_[l];
     const size_t sz = itemsize(leaf->dtype);
     const uint8_t* src = leaf->buffer->bytes();
@@ -155,7 +168,7 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   const int64_t* rowC = g.rowC + t.i0;
   const int64_t* colC = g.colC + t.j0;
   const int64_t base = g.batchC[t.b];  // positions are the output's, for the other leaves
-  TileEval ev(prog_);
+  TileEval ev(*prog_);
   // Runs of positions adjacent in the output: along each row when the columns are adjacent (a
   // row-major product, or conv2d's planes computed transposed), else along each column when
   // the rows are (conv2d's positions by channels).
@@ -177,9 +190,10 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
     for (size_t k = 0; k < runs.size(); k += 2) run(C, base + other[i] + along[runs[k]], runs[k + 1], ev);
 }
 
-bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf) {
+bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
+                         std::unique_ptr<Program>* kept) {
   if (out.dtype != reduce.dtype) return false;
-  const Epilogue epi(out, leaf);
+  const Epilogue epi(out, leaf, kept);
   if (!try_matmul(reduce, chain, &epi)) return false;
   ++g_runs;
   return true;

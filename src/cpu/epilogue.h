@@ -17,9 +17,12 @@ class Epilogue {
  public:
   // `out` is the chain's materialized node; `leaf` the node of its chain that reads the product
   // (the REDUCE, or a view of it that keeps its row-major layout); the chain's other leaves are
-  // realized. The result has out's dtype, which is the product's.
-  Epilogue(Node& out, Node* leaf);
+  // realized. The result has out's dtype, which is the product's. With `kept` (a kept plan's,
+  // cpu::Plan::keep_between_runs) the program is built once and kept there for the next run.
+  Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept = nullptr);
   ~Epilogue();
+  Epilogue(const Epilogue&) = delete;  // prog_ may point at own_
+  Epilogue& operator=(const Epilogue&) = delete;
   Node& out() const { return out_; }
   // Replaces the outputs of task `task` of the product g (gemm_task's split) in place by the
   // chain's values at their positions.
@@ -30,7 +33,8 @@ class Epilogue {
   void tile(uint8_t* C, int64_t p, int n, TileEval& ev) const;
 
   Node& out_;
-  Program prog_;
+  Program own_;                                  // the program, unless a kept one is used
+  const Program* prog_ = &own_;
   int self_ = -1;                                // the leaf that reads the product
   std::vector<std::unique_ptr<LeafMap>> maps_;   // the other leaves' maps (null for self_)
   std::vector<bool> contiguous_;
@@ -42,7 +46,8 @@ class Epilogue {
 // epilogue of `out` over `leaf`: realizes `out`, leaving `reduce` and the views between it and
 // `leaf` unrealized (nothing else reads them). False, having computed nothing but possibly the
 // product's elementwise factors, when try_matmul would decline.
-bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf);
+bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
+                         std::unique_ptr<Program>* kept = nullptr);
 
 // How many matmuls ran with an epilogue in this process (the harness checks that its cases did).
 int64_t matmul_epilogue_runs();

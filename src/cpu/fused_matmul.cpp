@@ -74,7 +74,7 @@ bool fused_gemm(Node& out) {
     }
   }
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
   return true;
 }
 

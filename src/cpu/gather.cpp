@@ -121,7 +121,7 @@ void run_gather(Node& n) {
   Rows g{*n.src[0], *n.src[1], static_cast<size_t>(n.arg.ints[0]), 1, 1, itemsize(n.dtype)};
   for (size_t d = 0; d < n.shape.size(); ++d) (d <= g.axis ? g.rows : g.inner) *= n.shape[d];
   n.buffer = std::make_shared<Buffer>(n.dtype, numel(n.shape));
-  n.view = ShapeTracker::contiguous(n.shape);
+  n.view.set_contiguous(n.shape);
   if (g.rows == 0 || g.inner == 0) return;
   const bool fast = contiguous_rows(g.x.view, g.axis) && constant_rows(g.ix.view, g.axis);
   const int64_t per_task = std::max<int64_t>(1, kTaskBytes / std::max<int64_t>(1, g.inner * static_cast<int64_t>(g.item)));

@@ -551,17 +551,17 @@ class Reused {
 // run a task's tiles in one call instead of tile by tile: the leaves' pointers, the kernel's
 // dispatch and its loop's start are then paid once per 8K elements instead of per 256. How many
 // whole tiles from the start can (every contiguous leaf's SIMD slack inside its buffer, as for
-// TileEval's direct reads); 0 if the program is not such a one. Marks the broadcast leaves'
-// steps (broadcast_scalar_leaves). Only for kernels whose streams fit in the last-level cache:
+// TileEval's direct reads); 0 if the program is not such a one. *steps gets the program's steps
+// with the broadcast leaves' marked (broadcast_scalar_leaves): a copy, because a TinyJit replay
+// keeps the program between runs (plan.cpp) and a leaf broadcast in one run may not be in the next. Only for kernels whose streams fit in the last-level cache:
 // max(a*b + c, 0) over 16M float32 (256 MB of streams, from memory) ran at 25-26 GB/s this way
 // against 28-29 GB/s tile by tile (bench/cpu/elementwise_bench.cpp, 3 alternating rounds), while
 // Adam's kernels on a 784 x 512 parameter (6 MB) took ~0.7x the tile path's time (alone,
 // bench/cpu/adam_step_bench.cpp).
 constexpr int64_t kAccInPlaceMaxBytes = int64_t{32} << 20;
-int64_t acc_in_place_tiles(Program& prog, const std::vector<bool>& scalar, const std::vector<bool>& contiguous,
-                           int64_t total) {
+int64_t acc_in_place_tiles(const Program& prog, const std::vector<bool>& scalar, const std::vector<bool>& contiguous,
+                           int64_t total, std::vector<AccStep>* steps) {
   if (prog.acc.empty()) return 0;
-  broadcast_scalar_leaves(prog, scalar);
   int64_t limit = total, streams = 1;
   for (size_t l = 0; l < prog.leaves.size(); ++l) {
     if (scalar[l]) continue;
@@ -570,12 +570,14 @@ int64_t acc_in_place_tiles(Program& prog, const std::vector<bool>& scalar, const
     ++streams;
   }
   if (streams * total * static_cast<int64_t>(itemsize(prog.dtype)) > kAccInPlaceMaxBytes) return 0;
+  *steps = prog.acc;
+  broadcast_scalar_leaves(*steps, scalar);
   return std::max<int64_t>(limit, 0) / kTile;
 }
 
 // Positions [p0, p0 + n) of such a program into dst (n whole tiles).
-void acc_in_place(const Program& prog, const std::vector<LeafMap>& maps, const std::vector<bool>& scalar, int64_t p0,
-                  int n, uint8_t* dst) {
+void acc_in_place(const Program& prog, const std::vector<AccStep>& steps, const std::vector<LeafMap>& maps,
+                  const std::vector<bool>& scalar, int64_t p0, int n, uint8_t* dst) {
   count_acc_range_run();
   const size_t L = prog.leaves.size();
   const void* small[8];
@@ -586,11 +588,13 @@ void acc_in_place(const Program& prog, const std::vector<LeafMap>& maps, const s
     const size_t sz = itemsize(leaf->dtype);
     leaves[l] = leaf->buffer->bytes() + (scalar[l] ? maps[l].offset : p0) * static_cast<int64_t>(sz);
   }
-  fast_acc(prog.dtype)(prog.acc.data(), static_cast<int>(prog.acc.size()), leaves, dst, n);
+  fast_acc(prog.dtype)(steps.data(), static_cast<int>(steps.size()), leaves, dst, n);
 }
 
-void run_elementwise(Node& out) {
-  Program prog = build_program(&out);
+void run_elementwise(Node& out, const Program* given) {
+  Program built;
+  if (!given) built = build_program(&out);
+  const Program& prog = given ? *given : built;
   if (try_pad_copy(out, prog)) return;  // a padded view times 1: rows and borders (pad_copy.cpp)
   std::vector<LeafMap> maps;
   maps.reserve(prog.leaves.size());
@@ -606,7 +610,8 @@ void run_elementwise(Node& out) {
   auto buf = std::make_shared<Buffer>(out.dtype, total);
   const size_t osz = itemsize(out.dtype);
   const int64_t tiles = (total + kTile - 1) / kTile;
-  const int64_t acc_tiles = acc_in_place_tiles(prog, scalar, contiguous, total);
+  std::vector<AccStep> acc_steps;
+  const int64_t acc_tiles = acc_in_place_tiles(prog, scalar, contiguous, total, &acc_steps);
   // Affine leaves constant over runs of `run[l]` flat positions (a per-channel bias broadcast
   // over a plane: conv2d's bias add): a tile inside one run reads one element, filled instead
   // of gathered position by position.
@@ -660,7 +665,7 @@ void run_elementwise(Node& out) {
     const int64_t t_end = std::min(tiles, (task + 1) * kTilesPerTask);
     if (t < acc_tiles) {  // the task's first tiles in one call, leaves read in place
       const int64_t e = std::min(t_end, acc_tiles);
-      acc_in_place(prog, maps, scalar, t * kTile, static_cast<int>((e - t) * kTile), buf->bytes() + t * kTile * osz);
+      acc_in_place(prog, acc_steps, maps, scalar, t * kTile, static_cast<int>((e - t) * kTile), buf->bytes() + t * kTile * osz);
       t = e;
     }
     for (; t < t_end; ++t) {
@@ -711,7 +716,7 @@ void run_elementwise(Node& out) {
     }
   }, Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
 }
 
 // ---- reductions: a left fold per output, vectorised across outputs ----
@@ -954,7 +959,7 @@ void run_reduce(Node& out) {
     ReduceTask(plan, task).run(*buf);
   }, Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
 }
 
 }  // namespace maroon::cpu

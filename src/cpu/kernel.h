@@ -58,10 +58,10 @@ int64_t chain_runs();
 int64_t chain_exp2_runs();
 // Fills p.acc from p.code (find_segments does; acc_program.cpp), or leaves it empty.
 void find_acc(Program& p);
-// The V steps of p.acc reading a leaf marked in `scalar` (every position reads its one element)
+// The V steps (of a copy of a Program's acc) reading a leaf marked in `scalar` (every position reads its one element)
 // become S steps: the element broadcast where it lies, so that a kernel can run the program over
 // more than a tile at once.
-void broadcast_scalar_leaves(Program& p, const std::vector<bool>& scalar);
+void broadcast_scalar_leaves(std::vector<AccStep>& steps, const std::vector<bool>& scalar);
 // How many kernels' tasks have run an accumulator program (for the harness); how many runs of
 // whole tiles run_elementwise gave it at once, leaves read in place.
 int64_t acc_runs();
@@ -143,8 +143,9 @@ void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n);
 // Copies element idx[i] of `b` (or zero bits for -1) into dst[i].
 void gather(const Buffer& b, const int64_t* idx, int n, void* dst);
 
-// Runs an elementwise kernel producing node `out`, or a REDUCE node.
-void run_elementwise(Node& out);
+// Runs an elementwise kernel producing node `out` (from `prog`, build_program(&out), when given),
+// or a REDUCE node.
+void run_elementwise(Node& out, const Program* prog = nullptr);
 void run_reduce(Node& out);
 // The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was

@@ -92,7 +92,7 @@ namespace {
 bool finish_matmul(Node& out, const Epilogue* epi, std::shared_ptr<Buffer> buf) {
   Node& result = epi ? epi->out() : out;
   result.buffer = std::move(buf);
-  result.view = ShapeTracker::contiguous(result.shape);
+  result.view.set_contiguous(result.shape);
   return true;
 }
 }  // namespace

@@ -217,7 +217,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
   ++g_fold_runs;
   return true;
 }

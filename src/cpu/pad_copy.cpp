@@ -125,7 +125,7 @@ bool try_pad_copy(Node& out, const Program& prog) {
     }, Round::NearestEven);
   }
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
   g_pad_copies.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

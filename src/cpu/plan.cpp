@@ -1,6 +1,7 @@
 // Decides which nodes of a schedule get a buffer and which are fused into their consumer, in
 // named steps: count each node's consumers, find the matmul chains to defer, then run each node
 // (a reduction, another non-elementwise op, or an elementwise op that is fused or materialized).
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -187,13 +188,14 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
 
 // An elementwise kernel with a matmul as its epilogue (find_epilogue), else the matmul, its views
 // and the kernel one after the other.
-void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Profiler& prof) {
+void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Profiler& prof,
+                  std::unique_ptr<Program>* kept) {
   Node& r = *site.reduce;
   auto chain = mc.chain.find(&r);
   static const std::vector<Node*> none;
   const std::vector<Node*>& rc = chain == mc.chain.end() ? none : chain->second;
   Node* leaf = site.views.empty() ? &r : site.views.front();
-  if (prof.timed(&e, "matmul+epi", [&] { return try_matmul_epilogue(r, rc, e, leaf); })) return;
+  if (prof.timed(&e, "matmul+epi", [&] { return try_matmul_epilogue(r, rc, e, leaf, kept); })) return;
   run_reduction(r, mc, prof);
   r.realized = true;
   for (size_t i = site.views.size(); i-- > 0;) {
@@ -302,6 +304,14 @@ struct Plan::Impl {
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
   std::vector<std::vector<Node*>> release;  // per kernel run: the buffers to drop after it (set_releases)
+  // Per step, what keep_between_runs() lets a run leave to the next: the source view a movement
+  // node's view was computed from (the node keeps the view itself), an elementwise program.
+  struct Kept {
+    bool viewed = false;
+    ShapeTracker src_view;
+    std::unique_ptr<Program> prog;
+  };
+  std::vector<Kept> kept;  // empty unless keep_between_runs()
 };
 
 Plan::Plan() = default;
@@ -344,6 +354,11 @@ std::vector<Node*> Plan::kernels() const {
 }
 
 void Plan::set_releases(std::vector<std::vector<Node*>> release) { impl_->release = std::move(release); }
+
+void Plan::keep_between_runs() {
+  impl_->kept.clear();
+  impl_->kept.resize(impl_->steps.size());
+}
 
 // The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
 // source is realized when its consumer runs, so the sources this plan materializes are marked
@@ -395,25 +410,78 @@ Plan plan(const std::vector<Node*>& order) {
   return p;
 }
 
+namespace {
+
+std::atomic<int64_t> g_kept_reuses{0};
+
+// A movement node: its view is a function of its source's view and its own arguments, so a kept
+// plan recomputes it only when the source's view changed since the last run (an input given
+// through another view); else it only takes the source's buffer. A constant's view is always
+// the broadcast of its shape: a kept plan builds only its one-element buffer again.
+void run_ref(Node& n, Plan::Impl::Kept* kept) {
+  if (kept && n.op == Op::CONST) {  // one element, seen through the broadcast view it keeps
+    if (!kept->viewed) {
+      ref::execute(n);
+      kept->viewed = true;
+      return;
+    }
+    auto buf = std::make_shared<Buffer>(n.dtype, 1);
+    buf->store(0, n.arg.bits);
+    n.buffer = std::move(buf);
+    g_kept_reuses.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (!kept || op_info(n.op).kind != OpKind::Movement) return ref::execute(n);
+  const Node& src = *n.src[0];
+  if (kept->viewed && src.view == kept->src_view) {
+    n.buffer = src.buffer;
+    g_kept_reuses.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ref::execute(n);
+  kept->src_view = src.view;
+  kept->viewed = true;
+}
+
+// An elementwise kernel; a kept plan builds its program once. The program depends on which
+// nodes under n are realized when it runs, and a plan realizes the same ones on every run;
+// a leaf found unrealized (never expected) rebuilds it.
+void run_kept_elementwise(Node& n, Plan::Impl::Kept* kept) {
+  if (!kept) return run_elementwise(n);
+  bool valid = kept->prog != nullptr;
+  if (valid)
+    for (const Node* l : kept->prog->leaves) valid = valid && l->realized;
+  if (valid) g_kept_reuses.fetch_add(1, std::memory_order_relaxed);
+  else kept->prog = std::make_unique<Program>(build_program(&n));
+  run_elementwise(n, kept->prog.get());
+}
+
+}  // namespace
+
 void execute(const Plan& p) {
   using Action = Plan::Impl::Action;
   Profiler prof;
   const std::vector<std::vector<Node*>>& release = p.impl_->release;
+  std::vector<Plan::Impl::Kept>& kept = p.impl_->kept;
   size_t ran = 0;
-  for (const auto& step : p.impl_->steps) {
+  for (size_t i = 0; i < p.impl_->steps.size(); ++i) {
+    const auto& step = p.impl_->steps[i];
     // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
     Node* const n = step.first;
     if (step.second == Action::Skip) continue;
     poll_interrupt();  // Ctrl-C from Python lands between kernels (and between tasks in them)
     ExecScope scope(n);
+    Plan::Impl::Kept* k = kept.empty() ? nullptr : &kept[i];
     switch (step.second) {
       case Action::Skip: continue;
       case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
-      case Action::Ref: ref::execute(*n); break;
-      case Action::Elementwise: prof.timed(n, "elementwise", [&] { run_elementwise(*n); return true; }); break;
-      case Action::Epilogue: run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof); break;
+      case Action::Ref: run_ref(*n, k); break;
+      case Action::Elementwise: prof.timed(n, "elementwise", [&] { run_kept_elementwise(*n, k); return true; }); break;
+      case Action::Epilogue:
+        run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof, k ? &k->prog : nullptr);
+        break;
     }
     n->realized = true;
     if (ran < release.size())
@@ -423,5 +491,7 @@ void execute(const Plan& p) {
 }
 
 void run(const std::vector<Node*>& order) { execute(plan(order)); }
+
+int64_t plan_kept_reuses() { return g_kept_reuses.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

@@ -203,7 +203,7 @@ bool try_window_reduce(Node& out) {
     std::memcpy(buf->bytes() + o0 * sz, a, n * sz);
   }, rounds ? out.rnd : Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
   g_runs.fetch_add(1, std::memory_order_relaxed);
   if (gather) g_gather_runs.fetch_add(1, std::memory_order_relaxed);
   return true;

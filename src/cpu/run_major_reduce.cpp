@@ -194,7 +194,7 @@ bool try_run_major_reduce(Node& out) {
     RunTask(p, out, o0, static_cast<int>(std::min<int64_t>(p.group, O - o0))).run(*buf);
   }, Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
   ++g_run_major_runs;
   return true;
 }

@@ -169,7 +169,7 @@ bool try_select_reduce(Node& out) {
   else accumulate(out, vm, sel, ms, inner, axis, reinterpret_cast<double*>(buf->bytes()));
   if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   out.buffer = buf;
-  out.view = ShapeTracker::contiguous(out.shape);
+  out.view.set_contiguous(out.shape);
   g_select_runs.fetch_add(1);
   return true;
 }

@@ -44,7 +44,7 @@ void run_elementwise(Node& n) {
     } while (next_index(idx, n.shape));
   }
   n.buffer = out;
-  n.view = ShapeTracker::contiguous(n.shape);
+  n.view.set_contiguous(n.shape);
 }
 
 // A left fold per output, over the reduced axes in row-major index order, from the identity.
@@ -69,7 +69,7 @@ void run_reduce(Node& n) {
     out->store(i++, acc);
   } while (next_index(o, n.shape));
   n.buffer = out;
-  n.view = ShapeTracker::contiguous(n.shape);
+  n.view.set_contiguous(n.shape);
 }
 
 // REDUCE_MULACC: per output, acc = +0, then acc = MULACC(a[i], b[i], acc) over the reduced axes
@@ -102,7 +102,7 @@ void run_fused_reduce(Node& n) {
     out->store(i++, acc);
   } while (next_index(o, n.shape));
   n.buffer = out;
-  n.view = ShapeTracker::contiguous(n.shape);
+  n.view.set_contiguous(n.shape);
 }
 
 // GATHER: per output index p, x at p with p[axis] replaced by idx[p]'s position, bit for bit;
@@ -122,7 +122,7 @@ void run_gather(Node& n) {
     out->store(i++, pos < 0 ? 0 : rx.at(q.data()));
   } while (next_index(p, n.shape));
   n.buffer = out;
-  n.view = ShapeTracker::contiguous(n.shape);
+  n.view.set_contiguous(n.shape);
 }
 
 void run_movement(Node& n) {
