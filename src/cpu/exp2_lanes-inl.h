@@ -59,16 +59,17 @@ struct Exp2Table<hn::Simd<double, 8, 0>> {
 };
 #endif
 
-// Lanes of one double vector: x (binary32 values widened) -> exp2(x) rounded in r, as binary32
-// bits in the low half of 64-bit lanes (DemoteTo's layout: one half-width float vector, see
-// Exp2Span); *ok marks the lanes whose bits are final. y is src/math's exp2_fast(x) * 2^k, the
-// same IEEE double operations in the same order on the same constants (so within 3.2 double ulps
-// of 2^x, docs/math.md "Error analysis"), but for the table entry on AVX-512 (Exp2Table above:
-// within 5.3 ulps there); the acceptance test is round_fast's (no binary32
-// rounding boundary within 8 double ulps of y), on a domain of x that makes y a normal binary32
-// (below). Integer work is signed 64-bit (every value compared is below 2^62 in the lanes that
-// count), which every target compares natively. `c` is src/math's exp2_fast_data(), fetched
-// once by the caller: fetched here, it was a call per vector.
+// Lanes of one double vector: x (binary32 values widened) -> exp2(x) rounded in r. In
+// round-to-nearest the value y itself, which the caller's DemoteTo rounds; in the directed modes
+// the binary32 result bits in the low half of each 64-bit lane, which the caller truncates to.
+// *ok marks the lanes whose result is final. y is src/math's exp2_fast(x) * 2^k, the same IEEE
+// double operations in the same order on the same constants (so within 3.2 double ulps of 2^x,
+// docs/math.md "Error analysis"), but for the table entry on AVX-512 (Exp2Table above: within
+// 5.3 ulps there); the acceptance test is round_fast's (no binary32 rounding boundary within 8
+// double ulps of y), on a domain of x that makes y a normal binary32 (below). Integer work is
+// signed 64-bit (every value compared is below 2^62 in the lanes that count), which every target
+// compares natively. `c` is src/math's exp2_fast_data(), fetched once by the caller: fetched
+// here, it was a call per vector.
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Exp2Lanes(D d, V x, Round r, const math::detail::Exp2FastData& c, const Exp2Table<D>& table,
                        hn::Mask<D>* ok) {
@@ -92,13 +93,13 @@ HWY_INLINE V Exp2Lanes(D d, V x, Round r, const math::detail::Exp2FastData& c, c
   const V y = hn::Mul(hn::Add(tj, hn::Mul(tj, p)), scale);
   // The domain, tested on x alone (off the polynomial's dependency chain): 2^-26 <= |x| and
   // -125 < x < 127. There 2^x lies in (2^-125 (1 + 2^-18), 2^127 (1 - 2^-18)) (binary32's
-  // spacing in [64, 128) is 2^-17, and 2^(2^-17) > 1 + 2^-18), so y, within 3.2 double ulps, has a
-  // double exponent in [-125, 126]: round_fast's normal-result test always passes and needs no
-  // instruction. NaN fails the compares. Integers (exact powers of two, which src/math takes
-  // out before its fast path) are in: y = T[0] (1 + 0) 2^k = 2^x exactly, which the test below
-  // accepts in round-to-nearest (no midpoint near a power of two) and rejects in the directed
-  // modes (y on a boundary); accepted, it is 2^x rounded, which is what src/math returns.
-  // The bound (3.2 or 5.3) holds for every x here (docs/math.md), so an accepted lane is 2^x correctly
+  // spacing in [64, 128) is 2^-17, and 2^(2^-17) > 1 + 2^-18), so y, within 5.3 double ulps,
+  // has a double exponent in [-125, 126]: round_fast's normal-result test always passes and
+  // needs no instruction. NaN fails the compares. Integers (exact powers of two, which src/math
+  // takes out before its fast path) are in: y = T[0] (1 + 0) 2^k = 2^x exactly, which the test
+  // below accepts in round-to-nearest (no midpoint near a power of two) and rejects in the
+  // directed modes (y on a boundary); accepted, it is 2^x, which is what src/math returns. The
+  // error bound holds for every x here (docs/math.md), so an accepted lane is 2^x correctly
   // rounded whether or not src/math's fast path would have taken x: the same bits, as src/math's
   // exp2 is correctly rounded on every binary32 input (checked against MPFR on all 2^32).
   const auto domain = hn::And(hn::Ge(hn::Abs(x), hn::Set(d, 0x1p-26)),
@@ -120,7 +121,8 @@ HWY_INLINE V Exp2Lanes(D d, V x, Round r, const math::detail::Exp2FastData& c, c
   const auto clear = hn::And(hn::Gt(low, eight), hn::Gt(hn::Sub(hn::Set(di, int64_t{1} << 29), low), eight));
   // (y >> 29) is (biased double exponent << 23) | 23 mantissa bits; rebias 1023 -> 127.
   VI out = hn::Sub(hn::ShiftRight<29>(hn::BitCast(di, y)), hn::Set(di, int64_t{1023 - 127} << 23));
-  if (r == Round::Up) out = hn::Add(out, hn::Set(di, 1));  // y > 0: Down is TowardZero; a carry bumps the exponent
+  // y > 0: Down is TowardZero, Up adds one (a carry bumps the exponent).
+  if (r == Round::Up) out = hn::Add(out, hn::Set(di, 1));
   const VI tiny_bits = r == Round::Up ? hn::IfThenElseZero(hn::RebindMask(di, hn::IsFinite(x)), hn::Set(di, 1))
                                       : hn::Zero(di);
   *ok = hn::Or(tiny, hn::And(domain, hn::RebindMask(d, clear)));
