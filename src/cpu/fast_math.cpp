@@ -9,10 +9,18 @@
 // Each lane here takes the same double x (float -> double is exact), computes the same IEEE
 // double operations in the same order on the same constants (src/math's exp2_fast_data(); no
 // FMA: -ffp-contract=off and no MulAdd, so every target rounds each operation once, as the
-// scalar code does), hence the same y, and applies the same acceptance test to y's bits. So an
-// accepted lane holds exactly the scalar result. Lanes outside the fast path's domain (here a
-// narrower one: 2^-26 <= |x|, -130 < x < 128, not an integer) or rejected by the test are
-// recomputed by math::exp2 itself. One more shortcut: x < -150 (with -inf), where the scalar
+// scalar code does), hence the same y, and applies the same acceptance test to y's bits (round-
+// to-nearest: the hardware's double -> binary32 conversion then rounds y as the scalar code's
+// truncate-and-step does). So an accepted lane holds exactly the scalar result. The kernel's
+// domain, 2^-26 <= |x| and -125 < x < 127, makes y a normal binary32 (no test needed) and also
+// holds the integers, which the scalar code returns exactly before its fast path: there y = 2^x
+// exactly, accepted only in round-to-nearest, where it is the exact result (docs/math.md, "The
+// SIMD exp2 of the CPU backend"). Lanes outside that domain or rejected by the test are
+// recomputed by math::exp2 itself. AVX-512 departs from "the same y" in one place: T[j] is the
+// product of two entries read by register permutes instead of a gather (exp2_lanes-inl.h,
+// Exp2Table), which puts y within 5.3 double ulps of 2^x instead of 3.2, still below the test's
+// 8: an accepted lane is 2^x correctly rounded, which is src/math's result on every binary32
+// input (checked against MPFR on all 2^32). One more shortcut: x < -150 (with -inf), where the scalar
 // code returns the rounding of a positive value far below the smallest subnormal (0, or the
 // smallest subnormal rounding up; exactly 0 for -inf). tests/cpu/fast_math_test.cpp and
 // maroon-exp2-exhaustive compare every lane with math::exp2.
