@@ -9,6 +9,7 @@
 
 #include "core/graph.h"
 #include "cpu/cpu.h"
+#include "cpu/kernel.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
 
@@ -62,6 +63,40 @@ TEST(TinyJitKept, InputsThroughOtherViewsGiveThePlainBits) {
     }
     EXPECT_GT(reused_contiguous, 0) << "the replays kept nothing from the last call";
     EXPECT_GT(cpu::plan_kept_reuses(), before);
+  }
+  set_num_threads(threads);
+  set_simd_target(simd);
+}
+
+// An input that is one element broadcast in one call and a whole tensor in the next: an
+// accumulator program (cpu/acc_program.cpp) reads a broadcast leaf's one element where it lies,
+// so that choice is made per run, never kept in the program the replay keeps. 1024 elements, so
+// that run_elementwise hands the program whole tiles read in place.
+TEST(TinyJitKept, InputBroadcastInOneCallAndWholeInTheNext) {
+  const int threads = num_threads();
+  const std::string simd = simd_target();
+  auto fn = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * 3.0f + 1.0f}; };
+  auto input = [](int k, bool broadcast) {
+    if (broadcast) return Tensor::from_vector<float>({static_cast<float>(k) + 0.5f}, {1}).realize().expand({1024}).realize();
+    std::vector<float> v(1024);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((static_cast<int64_t>(i) * 37 + k) % 101) - 50.0f;
+    return Tensor::from_vector<float>(v, {1024});
+  };
+  for (const std::string& target : available_simd_targets())
+  for (int t : {1, 2, 3}) {
+    set_simd_target(target);
+    set_num_threads(t);
+    TinyJit jit(fn);
+    const bool broadcasts[] = {false, false, false, true, false, true, true, false};
+    const int64_t ranges = cpu::acc_range_runs();
+    for (int k = 0; k < 8; ++k) {
+      Tensor x = input(k, broadcasts[k]);
+      std::vector<uint8_t> got = jit({x})[0].bytes();
+      std::vector<uint8_t> want = fn({input(k, broadcasts[k])})[0].realize().bytes();
+      ASSERT_EQ(got, want) << "call " << k << (broadcasts[k] ? " (broadcast input)" : " (whole input)") << " on "
+                           << t << " threads, " << target;
+    }
+    EXPECT_GT(cpu::acc_range_runs(), ranges) << "no accumulator program ran over whole tiles in place";
   }
   set_num_threads(threads);
   set_simd_target(simd);
