@@ -8,7 +8,7 @@
 // twice wait in slots (a few vectors in L1), and scalars are broadcast where they lie.
 //
 // The same bits as the one-op kernels, op by op: the argument of fastops.cpp's chain (a NaN is
-// made canonical once, as the value is stored) holds for every step here, slots being values
+// made canonical once, by the Canon step the program ends with) holds for every step here, slots being values
 // no other instruction reads.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/acc_kernel.cpp"
@@ -27,6 +27,20 @@ namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 HWY_NOINLINE void AccExp2(const float* in, uint32_t* out, int count) { Exp2Span(in, out, count, Round::NearestEven); }
+
+// A bool leaf's bytes (1 or 0; any nonzero is true, as in the one-op WHERE) as a mask over T.
+template <class D>
+HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
+  const hn::Rebind<uint32_t, D> d32;
+  const hn::Rebind<uint8_t, D> d8;
+  const auto w = hn::PromoteTo(d32, hn::LoadU(d8, p));
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    return hn::RebindMask(d, hn::Ne(w, hn::Zero(d32)));
+  } else {  // u8 -> u32 -> u64: Highway 1.0 has no u8 -> u64 promotion
+    const hn::RebindToUnsigned<D> d64;
+    return hn::RebindMask(d, hn::Ne(hn::PromoteTo(d64, w), hn::Zero(d64)));
+  }
+}
 
 // One step on the running value, for each of its vectors (EACH binds `a` and its offset `o`).
 // `b` is the step's leaf, `sl` its slot's memory; both only where the step reads them.
@@ -48,6 +62,27 @@ HWY_NOINLINE void AccExp2(const float* in, uint32_t* out, int count) { Exp2Span(
     case AccOp::Recip: { const auto one = hn::Set(d, T(1)); EACH(a = hn::Div(one, a)); break; } \
     case AccOp::Sqrt: EACH(a = hn::Sqrt(a)); break;                                            \
     case AccOp::Save: EACH(hn::Store(a, d, sl + o)); break;                                    \
+    case AccOp::CltV: EACH(a = hn::VecFromMask(d, hn::Lt(a, hn::LoadU(d, b + i + o)))); break; \
+    case AccOp::CltS: { const auto x = hn::Set(d, *b); EACH(a = hn::VecFromMask(d, hn::Lt(a, x))); break; } \
+    case AccOp::CltR: EACH(a = hn::VecFromMask(d, hn::Lt(a, hn::Load(d, sl + o)))); break;     \
+    case AccOp::CgtV: EACH(a = hn::VecFromMask(d, hn::Lt(hn::LoadU(d, b + i + o), a))); break; \
+    case AccOp::CgtS: { const auto x = hn::Set(d, *b); EACH(a = hn::VecFromMask(d, hn::Lt(x, a))); break; } \
+    case AccOp::CgtR: EACH(a = hn::VecFromMask(d, hn::Lt(hn::Load(d, sl + o), a))); break;     \
+    /* != as C++'s: true on NaN (Highway's Ne is ordered), so the negation of Eq */            \
+    case AccOp::CneV: EACH(a = hn::VecFromMask(d, hn::Not(hn::Eq(a, hn::LoadU(d, b + i + o))))); break; \
+    case AccOp::CneS: { const auto x = hn::Set(d, *b); EACH(a = hn::VecFromMask(d, hn::Not(hn::Eq(a, x)))); break; } \
+    case AccOp::CneR: EACH(a = hn::VecFromMask(d, hn::Not(hn::Eq(a, hn::Load(d, sl + o))))); break; \
+    case AccOp::MaskA: EACH(m = hn::MaskFromVec(a)); break;                                    \
+    case AccOp::MaskV: EACH(m = BoolMask(d, c + i + o)); break;                                \
+    case AccOp::MaskS: { const auto x = *c ? hn::Eq(zero, zero) : hn::Lt(zero, zero); EACH(m = x); break; } \
+    case AccOp::MaskR: EACH(m = hn::MaskFromVec(hn::Load(d, sl + o))); break;                  \
+    case AccOp::SelV: EACH(a = hn::IfThenElse(m, hn::LoadU(d, b + i + o), a)); break;          \
+    case AccOp::SelS: { const auto x = hn::Set(d, *b); EACH(a = hn::IfThenElse(m, x, a)); break; } \
+    case AccOp::SelR: EACH(a = hn::IfThenElse(m, hn::Load(d, sl + o), a)); break;              \
+    case AccOp::SelNV: EACH(a = hn::IfThenElse(m, a, hn::LoadU(d, b + i + o))); break;         \
+    case AccOp::SelNS: { const auto x = hn::Set(d, *b); EACH(a = hn::IfThenElse(m, a, x)); break; } \
+    case AccOp::SelNR: EACH(a = hn::IfThenElse(m, a, hn::Load(d, sl + o))); break;             \
+    case AccOp::Canon: EACH(a = Canonical(d, a)); break;                                       \
     case AccOp::Exp2:                                                                          \
       if constexpr (std::is_same_v<T, float>) { /* the vectors through memory and back */     \
         EACH(hn::Store(a, d, x2 + o));                                                         \
@@ -58,10 +93,12 @@ HWY_NOINLINE void AccExp2(const float* in, uint32_t* out, int count) { Exp2Span(
   }
 
 #define MAROON_ACC_EACH1(STMT) \
-  do { auto& a = a0; [[maybe_unused]] const int o = 0; STMT; } while (0)
+  do { [[maybe_unused]] auto& a = a0; [[maybe_unused]] auto& m = m0; [[maybe_unused]] const int o = 0; STMT; } while (0)
 #define MAROON_ACC_EACH4(STMT)                                                                   \
-  do { { auto& a = a0; [[maybe_unused]] const int o = 0; STMT; } { auto& a = a1; [[maybe_unused]] const int o = L; STMT; } \
-       { auto& a = a2; [[maybe_unused]] const int o = 2 * L; STMT; } { auto& a = a3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
+  do { { [[maybe_unused]] auto& a = a0; [[maybe_unused]] auto& m = m0; [[maybe_unused]] const int o = 0; STMT; }  \
+       { [[maybe_unused]] auto& a = a1; [[maybe_unused]] auto& m = m1; [[maybe_unused]] const int o = L; STMT; }  \
+       { [[maybe_unused]] auto& a = a2; [[maybe_unused]] auto& m = m2; [[maybe_unused]] const int o = 2 * L; STMT; } \
+       { [[maybe_unused]] auto& a = a3; [[maybe_unused]] auto& m = m3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
 
 // G vectors a pass (4, or 1 for vectors so wide that four would run past the kTilePad elements
 // of slack tiles and direct leaves have).
@@ -76,13 +113,17 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
   HWY_ALIGN T x2[kMax];
   HWY_ALIGN U e2[kMax];
   (void)x2, (void)e2, (void)du;
+  const auto zero = hn::Zero(d);
   for (int i = 0; i < n; i += G * L) {
-    auto a0 = hn::Zero(d);
+    auto a0 = zero;
     [[maybe_unused]] auto a1 = a0, a2 = a0, a3 = a0;
+    auto m0 = hn::Lt(zero, zero);  // the mask register (WHERE's condition)
+    [[maybe_unused]] auto m1 = m0, m2 = m0, m3 = m0;
     for (int s = 0; s < nsteps; ++s) {
       const AccStep& st = steps[s];
       // A leaf's pointer for the V and S steps only (the others' leaf is -1); a slot's memory.
       const T* b = st.leaf >= 0 ? static_cast<const T*>(leaves[st.leaf]) : nullptr;
+      const uint8_t* c = st.leaf >= 0 ? static_cast<const uint8_t*>(leaves[st.leaf]) : nullptr;  // a bool leaf
       T* sl = slots + st.slot * kMax;
       if constexpr (G == 4) {
         MAROON_ACC_STEP(MAROON_ACC_EACH4)
@@ -91,9 +132,9 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
       }
     }
     if constexpr (G == 4) {
-      MAROON_ACC_EACH4(hn::StoreU(Canonical(d, a), d, out + i + o));
+      MAROON_ACC_EACH4(hn::StoreU(a, d, out + i + o));
     } else {
-      MAROON_ACC_EACH1(hn::StoreU(Canonical(d, a), d, out + i + o));
+      MAROON_ACC_EACH1(hn::StoreU(a, d, out + i + o));
     }
   }
 }

@@ -16,42 +16,82 @@ bool unary(ChainOp op) {
   return op == ChainOp::Square || op == ChainOp::Recip || op == ChainOp::Sqrt || op == ChainOp::Exp2;
 }
 
-// Turns p.code into steps; false where it does not fit (a slot too many, a leaf index too large).
+// Turns p.code into steps; false where it does not fit (a slot too many, a leaf index too large,
+// a bool value read other than as a WHERE's condition).
 class AccBuilder {
  public:
   explicit AccBuilder(const Program& p)
-      : p_(p), L_(static_cast<int>(p.leaves.size())), uses_(static_cast<size_t>(p.num_values()), 0),
-        slot_of_(static_cast<size_t>(p.num_values()), -1) {
+      : p_(p), L_(static_cast<int>(p.leaves.size())), T_(p.dtype), uses_(static_cast<size_t>(p.num_values()), 0),
+        slot_of_(static_cast<size_t>(p.num_values()), -1), exact_(static_cast<size_t>(p.num_values()), true),
+        picked_(static_cast<size_t>(p.num_values()), false) {
     for (const Instr& ins : p.code)
-      for (int k = 0; k < ins.nsrc; ++k) ++uses_[ins.src[k]];
+      for (int k = 0; k < ins.nsrc; ++k) {
+        ++uses_[ins.src[k]];
+        if (ins.op == Op::WHERE && k > 0) picked_[ins.src[k]] = true;
+      }
   }
 
   bool build(std::vector<AccStep>* out) {
-    if (L_ > INT16_MAX) return false;
-    for (int i = 0; i < static_cast<int>(p_.code.size()); ++i)
-      if (!instr(i)) return false;
+    if (L_ > INT16_MAX || !types_fit()) return false;
+    for (int i = 0; i < static_cast<int>(p_.code.size()); ++i) {
+      const Instr& ins = p_.code[i];
+      const bool ok = ins.op == Op::WHERE ? where(i) : ins.op == Op::CMPLT || ins.op == Op::CMPNE ? compare(i) : chain(i);
+      if (!ok) return false;
+      // A computed value a WHERE copies: its NaN canonical now, as the one-op kernel stored it.
+      if (!exact_[acc_] && picked_[acc_]) canon();
+    }
+    if (!exact_[acc_]) canon();  // the result as the one-op kernels store it
     *out = std::move(steps_);
     return true;
   }
 
  private:
-  // Instruction i on the running value: its operand already there, or loaded (the value there
-  // before saved first if something reads it later), then saved again if it is read after i.
-  bool instr(int i) {
-    const Instr& ins = p_.code[i];
-    ChainOp op;
-    if (!chain_op(ins, &op) || ins.in != p_.code[0].in) return false;
-    const int x = ins.src[0], y = ins.nsrc > 1 ? ins.src[1] : -1;
-    int run = x, other = y;
-    if (!unary(op) && acc_ >= 0 && y == acc_) run = y, other = x;
+  bool is_mask(int v) const {
+    return v < L_ ? p_.leaves[v]->dtype == DType::Bool : p_.code[v - L_].out == DType::Bool;
+  }
+  // Every value of dtype T but the masks: compare results and bool leaves, read only as a
+  // WHERE's condition (a mask lives as a vector of T with all bits set or none).
+  bool types_fit() const {
+    if (is_mask(p_.result)) return false;
+    for (const Instr& ins : p_.code) {
+      if (ins.in != T_) return false;
+      const bool cmp = ins.op == Op::CMPLT || ins.op == Op::CMPNE;
+      if (ins.out != (cmp ? DType::Bool : T_)) return false;
+      for (int k = 0; k < ins.nsrc; ++k) {
+        const int v = ins.src[k];
+        const bool cond = ins.op == Op::WHERE && k == 0;
+        if (cond != is_mask(v)) return false;
+        if (!cond && v < L_ && p_.leaves[v]->dtype != T_) return false;
+      }
+    }
+    return true;
+  }
+
+  void canon() {
+    steps_.push_back({AccOp::Canon, 0, -1});
+    exact_[acc_] = true;
+  }
+
+  // Makes `run` the running value (the value there before saved first if read later), and keeps
+  // `run` itself if read after this instruction or as another operand of it (`reads_here`).
+  bool take(int run, int reads_here, bool other_is_run) {
     if (run != acc_) {
       if (!keep(acc_)) return false;
       if (!push_operand(AccOp::LoadV, AccOp::LoadR, run)) return false;
       acc_ = run;
     }
-    // The op replaces the running value: keep it if read again (x + x reads it as `other`).
-    const int reads_here = (x == run) + (y == run);
-    if ((uses_[run] > reads_here || (!unary(op) && other == run)) && !keep(run)) return false;
+    return !((uses_[run] > reads_here || other_is_run) && !keep(run));
+  }
+
+  // Instruction i of chain ops on the running value: its operand already there, or loaded.
+  bool chain(int i) {
+    const Instr& ins = p_.code[i];
+    ChainOp op;
+    if (!chain_op(ins, &op)) return false;
+    const int x = ins.src[0], y = ins.nsrc > 1 ? ins.src[1] : -1;
+    int run = x, other = y;
+    if (!unary(op) && acc_ >= 0 && y == acc_) run = y, other = x;
+    if (!take(run, (x == run) + (y == run), !unary(op) && other == run)) return false;
     switch (op) {
       case ChainOp::Add: if (!push_operand(AccOp::AddV, AccOp::AddR, other)) return false; break;
       case ChainOp::Mul: if (!push_operand(AccOp::MulV, AccOp::MulR, other)) return false; break;
@@ -61,8 +101,52 @@ class AccBuilder {
       case ChainOp::Sqrt: steps_.push_back({AccOp::Sqrt, 0, -1}); break;
       case ChainOp::Exp2: steps_.push_back({AccOp::Exp2, 0, -1}); break;
     }
+    return finish(i);
+  }
+
+  // CMPLT x < y as a < x (the running value is x) or x < a (it is y); CMPNE either way. The
+  // comparisons ignore NaN payloads, so a computed operand needs no Canon.
+  bool compare(int i) {
+    const Instr& ins = p_.code[i];
+    const int x = ins.src[0], y = ins.src[1];
+    const bool swap = acc_ >= 0 && y == acc_ && x != y;
+    const int run = swap ? y : x, other = swap ? x : y;
+    if (!take(run, (x == run) + (y == run), other == run)) return false;
+    const bool lt = ins.op == Op::CMPLT;
+    const bool ok = lt && !swap ? push_operand(AccOp::CltV, AccOp::CltR, other)
+                    : lt        ? push_operand(AccOp::CgtV, AccOp::CgtR, other)
+                                : push_operand(AccOp::CneV, AccOp::CneR, other);
+    return ok && finish(i);
+  }
+
+  // WHERE(c, a, b): the mask register from c, then the lanes of a over the running value b
+  // (Sel), or of b over the running value a (SelN), b loaded if neither is there.
+  bool where(int i) {
+    const Instr& ins = p_.code[i];
+    const int c = ins.src[0], a = ins.src[1], b = ins.src[2];
+    if (c == acc_) {
+      steps_.push_back({AccOp::MaskA, 0, -1});
+    } else if (!push_operand(AccOp::MaskV, AccOp::MaskR, c)) {
+      return false;
+    }
+    release(c);
+    const bool over_a = acc_ == a && a != b;
+    const int run = over_a ? a : b, other = over_a ? b : a;
+    if (!take(run, (a == run) + (b == run), other == run)) return false;
+    if (!(over_a ? push_operand(AccOp::SelNV, AccOp::SelNR, other) : push_operand(AccOp::SelV, AccOp::SelR, other)))
+      return false;
+    release(a), release(b);
+    acc_ = L_ + i;
+    exact_[acc_] = exact_[a] && exact_[b];  // true: every computed operand was made canonical
+    return true;
+  }
+
+  // The reads of instruction i done; its value is the running value (not exact: NaN payloads).
+  bool finish(int i) {
+    const Instr& ins = p_.code[i];
     for (int k = 0; k < ins.nsrc; ++k) release(ins.src[k]);
     acc_ = L_ + i;
+    exact_[acc_] = false;
     return true;
   }
 
@@ -98,7 +182,10 @@ class AccBuilder {
 
   const Program& p_;
   const int L_;
+  const DType T_;
   std::vector<int> uses_, slot_of_;
+  std::vector<bool> exact_;   // the value's bits are the one-op kernels' (else: but a NaN's payload)
+  std::vector<bool> picked_;  // a WHERE copies the value (its second or third operand)
   bool busy_[kAccSlots] = {};
   std::vector<AccStep> steps_;
   int acc_ = -1;  // the value id the running value holds
@@ -125,6 +212,12 @@ void broadcast_scalar_leaves(std::vector<AccStep>& steps, const std::vector<bool
       case AccOp::AddV: s.op = AccOp::AddS; break;
       case AccOp::MulV: s.op = AccOp::MulS; break;
       case AccOp::MaxV: s.op = AccOp::MaxS; break;
+      case AccOp::CltV: s.op = AccOp::CltS; break;
+      case AccOp::CgtV: s.op = AccOp::CgtS; break;
+      case AccOp::CneV: s.op = AccOp::CneS; break;
+      case AccOp::MaskV: s.op = AccOp::MaskS; break;
+      case AccOp::SelV: s.op = AccOp::SelS; break;
+      case AccOp::SelNV: s.op = AccOp::SelNS; break;
       default: break;
     }
   }

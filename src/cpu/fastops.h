@@ -43,9 +43,16 @@ bool chain_op(const Instr& ins, ChainOp* op);
 // applies one op to the running value (Load replaces it, Save copies it to a slot); a binary
 // step's operand is a leaf's elements (V), a leaf's first element broadcast (S: a scalar read
 // in place, or a splat tile), or a slot (R). The value is stored once, after the last step.
+// Comparisons (CMPLT as a < x or x < a, CMPNE) make the running value a mask: all bits set where
+// true; WHERE first sets the mask register from the running value (MaskA), a slot (MaskR) or a
+// bool leaf's bytes (MaskV, MaskS), then picks lanes: Sel a = m ? x : a, SelN a = m ? a : x.
+// Canon makes a NaN canonical (a WHERE copies its operands' bits, so a computed operand, whose
+// NaN payload the steps leave as it falls, is made canonical before; and the result at the end).
 enum class AccOp : uint8_t {
   LoadV, LoadS, LoadR, AddV, AddS, AddR, MulV, MulS, MulR, MaxV, MaxS, MaxR,
-  Square, Recip, Sqrt, Exp2, Save
+  Square, Recip, Sqrt, Exp2, Save,
+  CltV, CltS, CltR, CgtV, CgtS, CgtR, CneV, CneS, CneR,
+  MaskA, MaskV, MaskS, MaskR, SelV, SelS, SelR, SelNV, SelNS, SelNR, Canon
 };
 struct AccStep {
   AccOp op;

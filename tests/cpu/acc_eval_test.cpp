@@ -169,5 +169,92 @@ TEST(CpuAccEval, Exp2Steps) {
   });
 }
 
+// Half the elements special: NaNs with random payloads and signs (a WHERE copies them, bits and
+// all), infinities, signed zeros, subnormals; the rest near one.
+Tensor specials_tensor(const Shape& s, DType d, uint64_t seed) {
+  Gen g(seed);
+  const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
+  std::vector<uint64_t> v = near_one(g, static_cast<size_t>(numel(s)), f);
+  for (auto& x : v) {
+    const uint64_t sign = g.next() & 1 ? f.sign_bit() : 0;
+    switch (g.next() % 10) {
+      case 0: case 1: x = sign | (f.exp_mask() << f.mbits) | (1 + g.next() % f.man_mask()); break;
+      case 2: x = sign | (f.exp_mask() << f.mbits); break;
+      case 3: x = sign; break;
+      case 4: x = sign | (1 + g.next() % f.man_mask()); break;
+      default: break;
+    }
+  }
+  return tensor_of_bits(v, s, d);
+}
+
+// ReLU and its gradient: WHERE over a compare with a scalar, the value picked from a leaf (its
+// NaN payloads kept) or from a computed value (made canonical).
+Tensor relu_program(const Shape& s, DType d, uint64_t seed) {
+  Tensor x = specials_tensor(s, d, seed), g = specials_tensor(s, d, seed + 1);
+  Tensor r = prim::where(prim::cmplt(prim::add(prim::mul(x, 0.0), 0.0), x), x, 0.0);  // (0 < x) ? x : 0
+  Tensor back = prim::where(prim::cmplt(prim::add(prim::mul(x, 0.0), 0.0), r), g, 0.0);             // relu's gradient
+  return prim::add(back, prim::where(prim::cmplt(x, g), prim::mul(x, g), r));
+}
+
+// Abramowitz-Stegun erf as tinygrad writes it for GELU: sign by compares and WHERE, a polynomial
+// in 1 / (1 + p|x|), EXP2 of -x^2 log2(e).
+Tensor erf_program(const Shape& s, DType d, uint64_t seed) {
+  Tensor x = prim::mul(specials_tensor(s, d, seed), 3.0);
+  Tensor neg = prim::cmplt(x, prim::mul(x, 0.0));
+  Tensor ax = prim::where(neg, prim::mul(x, -1.0), x);
+  Tensor t = prim::reciprocal(prim::add(prim::mul(ax, 0.3275911), 1.0));
+  Tensor poly = prim::mul(t, prim::add(prim::mul(t, prim::add(prim::mul(t, 1.421413741), -0.284496736)), 0.254829592));
+  Tensor e = d == DType::Float32 ? prim::exp2(prim::mul(prim::mul(ax, ax), -1.4426950408889634)) : prim::sqrt(ax);
+  Tensor y = prim::add(prim::mul(prim::mul(poly, e), -1.0), 1.0);
+  return prim::where(neg, prim::mul(y, -1.0), y);
+}
+
+// The other step kinds: CMPNE (true on NaN), CMPLT with the running value second, x < x, a mask
+// read by two WHEREs far apart (a slot), the WHERE's value operands in every place (running value,
+// slot, leaf, scalar), a WHERE of WHEREs, and bool leaves read in place and broadcast.
+Tensor mask_program(const Shape& s, DType d, uint64_t seed) {
+  Tensor a = specials_tensor(s, d, seed), b = specials_tensor(s, d, seed + 1);
+  Tensor c = random_bits_tensor(s, DType::Bool, seed + 2);
+  Tensor k = random_bits_tensor({1}, DType::Bool, seed + 3).reshape(Shape(s.size(), 1)).expand(s);
+  Tensor h = prim::add(a, b);
+  Tensor ne = prim::cmpne(h, b);                       // read by two WHEREs
+  Tensor w1 = prim::where(ne, a, h);                   // h running, a a leaf
+  Tensor gt = prim::cmplt(prim::mul(b, b), w1);        // w1 running, the other operand first
+  Tensor w2 = prim::where(gt, w1, prim::sqrt(h));      // b's square root running: SelN over w1
+  Tensor w3 = prim::where(c, w2, b);                   // a bool leaf in place
+  Tensor w4 = prim::where(k, scalar_of(s, d, seed + 4), w3);  // a broadcast bool and value
+  Tensor w5 = prim::where(ne, w4, w4);                  // the same value twice
+  Tensor self = prim::cmplt(w5, w5);                    // never true
+  Tensor w6 = prim::where(self, a, prim::where(prim::cmpne(w5, w5), w1, w5));
+  Tensor lt = prim::cmplt(b, prim::mul(w6, 2.0));        // a leaf < the running value
+  Tensor ks = prim::cmplt(scalar_of(s, d, seed + 5), prim::sqrt(w6));  // a scalar < it
+  Tensor p = prim::mul(w6, a);
+  Tensor back = prim::cmplt(p, prim::add(p, 1.0));      // a slot < the running value
+  return prim::where(lt, prim::where(ks, b, w6), prim::where(back, 1.5, p));
+}
+
+TEST(CpuAccEval, CompareAndWhereSteps) {
+  for (DType d : kAccDtypes) {
+    const std::string dn(dtype_name(d));
+    for (const Shape& s : kSmall) {
+      check_acc("relu " + dn + " " + shape_str(s), [&] { return relu_program(s, d, 81); });
+      check_acc("erf " + dn + " " + shape_str(s), [&] { return erf_program(s, d, 83); });
+      check_acc("masks " + dn + " " + shape_str(s), [&] { return mask_program(s, d, 85); });
+    }
+    for (const Shape& s : kLarge) {
+      check_acc_in_place("relu " + dn + " " + shape_str(s), [&] { return relu_program(s, d, 81); });
+      check_acc_in_place("erf " + dn + " " + shape_str(s), [&] { return erf_program(s, d, 83); });
+      check_acc_in_place("masks " + dn + " " + shape_str(s), [&] { return mask_program(s, d, 85); });
+    }
+    // A WHERE last, copying a leaf's NaN payloads to the output: no Canon after it.
+    check_acc_in_place("where last " + dn, [&] {
+      const Shape s{3, 24001};
+      Tensor a = specials_tensor(s, d, 91), b = specials_tensor(s, d, 92);
+      return prim::where(prim::cmplt(prim::mul(a, 2.0), b), a, b);
+    });
+  }
+}
+
 }  // namespace
 }  // namespace maroon::test
