@@ -34,11 +34,14 @@ Tensor Tensor::dot(const Tensor& w, std::optional<DType> dtype, std::optional<bo
   if (shape().back() != w.shape()[dw + axis_w])
     throw ShapeError("[dot] cannot dot " + shape_str(shape()) + " and " + shape_str(w.shape()));
   int64_t mid = std::min<int64_t>({dx - 1, dw - 1, 1});
-  Shape xs(shape().begin(), shape().end() - 1);
+  Shape xs;  // each shape in one block, not regrown per insert
+  xs.reserve(dx + mid);
+  xs.assign(shape().begin(), shape().end() - 1);
   xs.insert(xs.end(), mid, 1);
   xs.push_back(shape().back());
-  Shape ws(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
-  if (dw >= 2) ws.resize(dw - 2);
+  Shape ws;
+  ws.reserve(dw + mid);
+  ws.assign(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
   ws.insert(ws.end(), mid, 1);
   ws.insert(ws.end(), w.shape().end() + axis_w, w.shape().end());
   Tensor x = reshape(xs);

@@ -19,6 +19,7 @@ int64_t resolve_dim(const char* op, int64_t dim, int64_t ndim, bool extra) {
 
 std::vector<int64_t> resolve_axes(const char* op, const Axis& axis, int64_t ndim) {
   std::vector<int64_t> out;
+  out.reserve(axis.all ? static_cast<size_t>(ndim) : axis.axes.size());
   if (axis.all) {
     for (int64_t i = 0; i < ndim; ++i) out.push_back(i);
     return out;
@@ -41,6 +42,7 @@ Tensor reduce_op(const Tensor& x, ReduceOp op, const Axis& axis, bool keepdim, c
   Tensor r = x.reduce(op, axes);
   if (keepdim) return r;
   Shape s;
+  s.reserve(x.shape().size() - axes.size());  // axes are distinct and in range: one block
   for (int64_t i = 0; i < x.ndim(); ++i)
     if (!std::binary_search(axes.begin(), axes.end(), i)) s.push_back(x.shape()[i]);
   return r.reshape(s);

@@ -109,12 +109,27 @@ DType concrete(DType d) {
   return d;
 }
 
-DType least_upper_dtype(DType a, DType b) {
+namespace {
+DType least_upper_walk(DType a, DType b) {
   uint32_t common = ancestors(a) & ancestors(b);
   DType best = DType::Float64;
   for (int i = 0; i < 15; ++i)
     if (common & (1u << i) && before(static_cast<DType>(i), best)) best = static_cast<DType>(i);
   return best;
+}
+}  // namespace
+
+DType least_upper_dtype(DType a, DType b) {
+  // Every operator promotes (several times per node built): the 15 x 15 answers of the lattice
+  // walk, taken once.
+  static const auto table = [] {
+    std::array<std::array<DType, 15>, 15> t{};
+    for (int i = 0; i < 15; ++i)
+      for (int j = 0; j < 15; ++j) t[i][j] = least_upper_walk(static_cast<DType>(i), static_cast<DType>(j));
+    return t;
+  }();
+  auto i = static_cast<size_t>(a), j = static_cast<size_t>(b);
+  return i < 15 && j < 15 ? table[i][j] : least_upper_walk(a, b);  // no read past the table
 }
 
 DType sum_acc_dtype(DType d) {

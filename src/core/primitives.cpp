@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 
 #include "core/alu.h"
@@ -42,6 +43,7 @@ int64_t normalize_axis(Op op, int64_t ax, size_t ndim, const Shape& shape) {
 
 std::vector<int64_t> normalize_axes(Op op, const std::vector<int64_t>& axes, const Shape& shape) {
   std::vector<int64_t> out;
+  out.reserve(axes.size());
   for (int64_t ax : axes) out.push_back(normalize_axis(op, ax, shape.size(), shape));
   std::sort(out.begin(), out.end());
   if (std::adjacent_find(out.begin(), out.end()) != out.end())
@@ -51,7 +53,7 @@ std::vector<int64_t> normalize_axes(Op op, const std::vector<int64_t>& axes, con
 }
 
 Shape broadcast_shape(Op op, const std::vector<const Shape*>& shapes) {
-  if (std::optional<Shape> out = broadcast_shapes(shapes)) return *out;
+  if (std::optional<Shape> out = broadcast_shapes(shapes)) return std::move(*out);
   std::string msg = tag(op) + "shapes";
   for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? " and " : " ") + shape_str(*shapes[k]);
   throw ShapeError(msg + " cannot be broadcast together");
@@ -59,17 +61,21 @@ Shape broadcast_shape(Op op, const std::vector<const Shape*>& shapes) {
 
 Tensor broadcast_to(const Tensor& t, const Shape& shape) {
   if (t.shape() == shape) return t;
-  Shape padded(shape.size() - t.shape().size(), 1);
+  Shape padded;
+  padded.reserve(shape.size());  // one block: the ones, then t's shape
+  padded.assign(shape.size() - t.shape().size(), 1);
   padded.insert(padded.end(), t.shape().begin(), t.shape().end());
   return t.reshape(padded).expand(shape);
 }
 
 // Casts and broadcasts operands to one dtype and shape; returns the common dtype.
-DType unify(Op op, std::vector<Tensor>& ts, std::vector<DType> dtypes) {
-  DType d = dtypes[0];
-  for (size_t i = 1; i < dtypes.size(); ++i) d = least_upper_dtype(d, dtypes[i]);
+DType unify(Op op, std::vector<Tensor>& ts, std::initializer_list<DType> dtypes) {  // no heap block
+  const DType* it = dtypes.begin();
+  DType d = *it;
+  for (++it; it != dtypes.end(); ++it) d = least_upper_dtype(d, *it);
   d = concrete(d);
   std::vector<const Shape*> shapes;
+  shapes.reserve(ts.size());
   for (auto& t : ts) shapes.push_back(&t.shape());
   Shape shape = broadcast_shape(op, shapes);
   for (auto& t : ts) t = broadcast_to(t.dtype() == d ? t : t.cast(d), shape);
@@ -211,6 +217,7 @@ Tensor expand(const Tensor& x, const Shape& s) {
 
 Tensor permute(const Tensor& x, const std::vector<int64_t>& order) {
   std::vector<int64_t> o;
+  o.reserve(order.size());
   bool ok = order.size() == x.shape().size();
   for (size_t i = 0; ok && i < order.size(); ++i) {
     int64_t ax = order[i] < 0 ? order[i] + x.ndim() : order[i];
@@ -224,6 +231,7 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& order) {
     throw ShapeError("[permute] " + shape_str(order) + " is not a permutation of the axes of " +
                      shape_str(x.shape()));
   Shape out;
+  out.reserve(o.size());
   for (int64_t ax : o) out.push_back(x.shape()[ax]);
   Arg arg;
   arg.ints = std::move(o);

@@ -34,6 +34,32 @@ TEST(DTypes, LatticeIsSymmetricAndIdempotent) {
   }
 }
 
+// least_upper_dtype answers from a table built once from the lattice walk: every pair, weak
+// dtypes included, as the walk gave it (printed from the walk before the table replaced it).
+TEST(DTypes, LeastUpperDtypeEveryPair) {
+  const int want[15][15] = {
+      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
+      {1, 1, 3, 3, 5, 5, 7, 7, 14, 9, 10, 11, 12, 1, 14},
+      {2, 3, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 2, 14},
+      {3, 3, 3, 3, 5, 5, 7, 7, 14, 9, 10, 11, 12, 3, 14},
+      {4, 5, 4, 5, 4, 5, 6, 7, 8, 9, 10, 11, 12, 4, 14},
+      {5, 5, 5, 5, 5, 5, 7, 7, 14, 9, 10, 11, 12, 5, 14},
+      {6, 7, 6, 7, 6, 7, 6, 7, 8, 9, 10, 11, 12, 6, 14},
+      {7, 7, 7, 7, 7, 7, 7, 7, 14, 9, 10, 11, 12, 7, 14},
+      {8, 14, 8, 14, 8, 14, 8, 14, 8, 9, 10, 11, 12, 8, 14},
+      {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 11, 11, 12, 9, 9},
+      {10, 10, 10, 10, 10, 10, 10, 10, 10, 11, 10, 11, 12, 10, 10},
+      {11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 12, 11, 11},
+      {12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12},
+      {13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
+      {14, 14, 14, 14, 14, 14, 14, 14, 14, 9, 10, 11, 12, 14, 14}
+  };
+  for (int i = 0; i < 15; ++i)
+    for (int j = 0; j < 15; ++j)
+      EXPECT_EQ(static_cast<int>(least_upper_dtype(static_cast<DType>(i), static_cast<DType>(j))), want[i][j])
+          << i << " " << j;
+}
+
 TEST(DTypes, SumAccumulators) {
   EXPECT_EQ(sum_acc_dtype(UInt8), UInt32);
   EXPECT_EQ(sum_acc_dtype(UInt64), UInt64);
