@@ -185,6 +185,8 @@ int64_t run_major_reduce_runs();  // how many sums it has computed in this proce
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();
+// Of those, how many folded every unit through plan_fold_vec's plan (cpu/fold_segs.h).
+int64_t matmul_fold_planned_runs();
 
 // dst[i] = src[i * stride] for i < n, elements of sz bytes (1, 2, 4 or 8): a copy for stride 1, a
 // fill for 0. It moves bits, so every dtype's elements arrive unchanged (interp.cpp).
