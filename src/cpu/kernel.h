@@ -182,9 +182,13 @@ int64_t view_fold_runs();  // how many sums it has computed in this process (for
 // tries it after try_view_fold.
 bool try_run_major_reduce(Node& out);
 int64_t run_major_reduce_runs();  // how many sums it has computed in this process (for the harness)
+// Of those, how many folded some of their values in place in their leaf (a plain sum's).
+int64_t run_major_reduce_in_place_runs();
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();
+// Of those, how many folded every unit through plan_fold_vec's plan (cpu/fold_segs.h).
+int64_t matmul_fold_planned_runs();
 
 // dst[i] = src[i * stride] for i < n, elements of sz bytes (1, 2, 4 or 8): a copy for stride 1, a
 // fill for 0. It moves bits, so every dtype's elements arrive unchanged (interp.cpp).
