@@ -1,5 +1,6 @@
 // tinygrad's optimizers (tinygrad/nn/optim.py) with its exact update formulas.
 #pragma once
+#include <utility>
 #include <vector>
 
 #include "maroon/tensor.h"
@@ -23,7 +24,14 @@ class Optimizer {
   // The update `up` for parameter i from its gradient (assigning its own state, if any);
   // step() applies t <- t.detach() - up before asking for the next parameter's.
   virtual Tensor update(size_t i, const Tensor& grad) = 0;
+  // Assigns `value` to `state` once the parameter's new value is realized, in the same schedule:
+  // the state's and the parameter's values are then one kernel's outputs (cpu/plan.cpp). The
+  // update reads `value`, not `state`.
+  void assign_after(Tensor& state, const Tensor& value) { pending_.push_back({&state, value}); }
   std::vector<Tensor> params_;
+
+ private:
+  std::vector<std::pair<Tensor*, Tensor>> pending_;
 };
 
 // LARS; SGD is LARS(tcoef=0, pre_wd=true, classic=false).
