@@ -56,8 +56,12 @@ void check_outputs(const std::string& what, const std::function<std::vector<Tens
       const std::vector<std::vector<uint8_t>> got = run();
       const int64_t runs = cpu::multi_output_runs() - before;
       ++g_runs;
-      if (paths.acc) EXPECT_GT(cpu::acc_runs(), acc) << what << " on " << target << ": no accumulator program ran";
-      if (paths.in_place) EXPECT_GT(cpu::acc_range_runs(), range) << what << " on " << target << ": no tiles in place";
+      if (paths.acc) {
+        EXPECT_GT(cpu::acc_runs(), acc) << what << " on " << target << ": no accumulator program ran";
+      }
+      if (paths.in_place) {
+        EXPECT_GT(cpu::acc_range_runs(), range) << what << " on " << target << ": no tiles in place";
+      }
       for (size_t i = 0; i < want.size(); ++i)
         EXPECT_TRUE(got[i] == want[i]) << what << " output " << i << " on " << target << " with " << threads << " threads";
       if (merges) EXPECT_GE(runs, 1) << what << " on " << target << ": no kernel wrote several outputs";
