@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu/fast_math.h"  // exp2_scalar_lanes
 #include "hwy/highway.h"
 #include "math/internal.h"
 #include "math/math.h"
@@ -102,7 +103,10 @@ HWY_INLINE V Exp2Lanes(D d, V x, Round r, const math::detail::Exp2FastData& c, c
   // error bound holds for every x here (docs/math.md), so an accepted lane is 2^x correctly
   // rounded whether or not src/math's fast path would have taken x: the same bits, as src/math's
   // exp2 is correctly rounded on every binary32 input (checked against MPFR on all 2^32).
-  const auto domain = hn::And(hn::Ge(hn::Abs(x), hn::Set(d, 0x1p-26)),
+  // Zeros too (softmax's x - max is +0 at each row's maximum: one lane in eight of its 64-wide
+  // rows went to the scalar function): n = 0, r = ±0, p = ±0, y = T[0] (1 ± 0) 2^0 = 1
+  // exactly, accepted in round-to-nearest (the exact result), rejected in the directed modes.
+  const auto domain = hn::And(hn::Or(hn::Ge(hn::Abs(x), hn::Set(d, 0x1p-26)), hn::Eq(x, hn::Zero(d))),
                               hn::And(hn::Gt(x, hn::Set(d, -125.0)), hn::Lt(x, hn::Set(d, 127.0))));
   // x < -150 or -inf: 0, or the smallest subnormal when a finite x rounds up.
   const auto tiny = hn::Lt(x, hn::Set(d, -150.0));
@@ -157,6 +161,7 @@ HWY_INLINE void Exp2Span(const float* a, uint32_t* o, int n, Round r) {
       uint32_t x;
       std::memcpy(&x, a + i + l, 4);
       o[i + l] = static_cast<uint32_t>(math::exp2(sf::kF32, x, r));
+      ++exp2_scalar_lanes();
     }
   }
 }

@@ -12,8 +12,9 @@
 // scalar code does), hence the same y, and applies the same acceptance test to y's bits (round-
 // to-nearest: the hardware's double -> binary32 conversion then rounds y as the scalar code's
 // truncate-and-step does). So an accepted lane holds exactly the scalar result. The kernel's
-// domain, 2^-26 <= |x| and -125 < x < 127, makes y a normal binary32 (no test needed) and also
-// holds the integers, which the scalar code returns exactly before its fast path: there y = 2^x
+// domain, 2^-26 <= |x| or x = ±0, and -125 < x < 127, makes y a normal binary32 (no test needed)
+// and also holds the integers (zero among them), which the scalar code returns exactly before
+// its fast path: there y = 2^x
 // exactly, accepted only in round-to-nearest, where it is the exact result (docs/math.md, "The
 // SIMD exp2 of the CPU backend"). Lanes outside that domain or rejected by the test are
 // recomputed by math::exp2 itself. AVX-512 departs from "the same y" in one place: T[j] is the
@@ -54,6 +55,11 @@ HWY_EXPORT(Exp2F32);
 namespace {
 void exp2_f32(const void* a, void* o, int n, Round r) { HWY_DYNAMIC_DISPATCH(Exp2F32)(a, o, n, r); }
 }  // namespace
+
+uint64_t& exp2_scalar_lanes() {
+  thread_local uint64_t n = 0;
+  return n;
+}
 
 MathFn fast_math(Op op, DType in, DType out) {
   if (op == Op::EXP2 && in == DType::Float32 && out == DType::Float32) return exp2_f32;

@@ -6,6 +6,8 @@
 // tests/cpu/fast_math_test.cpp samples that on every target; maroon-exp2-exhaustive checks all
 // 2^32 binary32 inputs.
 #pragma once
+#include <cstdint>
+
 #include "core/ops.h"
 #include "maroon/dtype.h"
 #include "maroon/round.h"
@@ -23,5 +25,9 @@ MathFn fast_math(Op op, DType in, DType out);
 // binary32 (src/cpu/fast_pow.cpp): SIMD for the exponents 2 and 3, src/math for the rest.
 using MathFn2 = void (*)(const void* a, const void* b, void* out, int n, Round r);
 MathFn2 fast_math2(Op op, DType in, DType out);
+
+// Per thread: lanes the SIMD binary32 exp2 (exp2_lanes-inl.h) handed to math::exp2 so far, its
+// tile kernel and chain steps alike (the tests check which arguments the lanes finish).
+uint64_t& exp2_scalar_lanes();
 
 }  // namespace maroon::cpu

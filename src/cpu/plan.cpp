@@ -213,7 +213,40 @@ void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Pro
 // million `x + 1` becomes kernels of at most kMaxFusedOps ops (materializing never changes a bit).
 constexpr int kMaxFusedOps = 256;
 
-bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, NodeMap<int>& fused_ops) {
+// A node read several times whose every reader ends up in one kernel (GELU's u = x / sqrt(2)
+// and Erf's t = 1 / (1 + p|u|), read 7 and 5 times by one chain) is fused there too: the
+// kernel's program is a graph (build_program), so it is computed once per tile and read from
+// its tile. Written out, each was a pass over the tensor and a buffer, and the matmul before
+// them could not take the kernel as its epilogue. The kernel each node would end in (its
+// "sink"), found from the last node back: a node that must be written out (the root, read by a
+// non-elementwise op or through a movement op, seen by a handle outside the schedule) or that
+// is not elementwise is its own sink; another node's is its readers' common sink if they have
+// one, else itself. Only speed depends on this: materializing never changes a bit.
+NodeMap<const Node*> shared_sinks(const std::vector<Node*>& order, const Consumers& c) {
+  NodeMap<const Node*> reader_sink;  // the sink common to the readers seen so far; n: none
+  NodeMap<const Node*> shared;       // elementwise nodes with several readers and one sink
+  for (size_t k = order.size(); k-- > 0;) {
+    const Node* n = order[k];
+    const Consumers::Info i = c.at(n);
+    const Node* sink = n;
+    const Node* const* r = reader_sink.find(n);
+    const bool own = n == c.root || !is_elementwise(*n) || i.other > 0 || i.use_count > i.refs ||
+                     i.fusable != i.refs || i.refs == 0;
+    if (!own && r && *r != n) {
+      sink = *r;
+      if (i.refs > 1) shared[n] = sink;
+    }
+    for (const NodePtr& s : n->src) {
+      const Node** seen = reader_sink.find(s.get());
+      if (!seen) reader_sink[s.get()] = sink;
+      else if (*seen != sink) *seen = s.get();  // readers in two kernels: its own sink
+    }
+  }
+  return shared;
+}
+
+bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, NodeMap<int>& fused_ops,
+                          const NodeMap<const Node*>& shared) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
   int ops = 1;  // ops in the kernel n would be part of
@@ -221,7 +254,7 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
     if (const int* f = fused_ops.find(s.get())) ops += *f;
   const Consumers::Info i = c.at(n);
   bool fuse = n != c.root && i.other == 0 && i.use_count <= i.refs &&
-              i.fusable == i.refs && (i.refs == 1 || one_op) && ops < kMaxFusedOps;
+              i.fusable == i.refs && (i.refs == 1 || one_op || shared.contains(n)) && ops < kMaxFusedOps;
   if (fuse) fused_ops[n] = ops;
   if (prof.on() && !fuse && n != c.root)
     std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
@@ -450,6 +483,7 @@ Plan plan(const std::vector<Node*>& order) {
   std::vector<Node*> marked;
   marked.reserve(order.size());
   NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
+  const NodeMap<const Node*> shared = shared_sinks(order, consumers);
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
   NodeMap<KernelStep> kernels;  // elementwise steps a later kernel may take over (find_outputs)
   for (Node* n : order) {
@@ -459,7 +493,7 @@ Plan plan(const std::vector<Node*>& order) {
     else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
-    else if (fuses_into_consumers(n, consumers, prof, fused_ops)) a = Action::Skip;
+    else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared)) a = Action::Skip;
     else a = Action::Elementwise;
     EpilogueSite site;
     Node* absorbed = nullptr;

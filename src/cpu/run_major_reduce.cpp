@@ -27,6 +27,8 @@ std::atomic<int64_t> g_run_major_runs{0}, g_run_major_in_place_runs{0};
 constexpr int kRunChains = 8;
 // Runs shorter than this stay with the generic fold (tiles of many short runs gain little).
 constexpr int64_t kMinRun = 32;
+// Terms a task folds at least (several groups of short runs: a layernorm's rows of 64).
+constexpr int64_t kTaskTerms = 8192;
 
 struct RunPlan {
   Program prog;
@@ -115,11 +117,16 @@ void canonical_accs(T* acc, int g) {
     if (std::isnan(acc[t])) acc[t] = CanonicalNaN<T>();
 }
 
+// Folds groups of outputs one after another: its scratch and evaluator are set up once per task
+// (per group, they cost more than the fold of a layernorm's 8 rows of 64).
 class RunTask {
  public:
-  RunTask(const RunPlan& p, const Node& out, int64_t o0, int g) : p_(p), out_(out), o0_(o0), g_(g), ev_(p.prog) {}
+  RunTask(const RunPlan& p, const Node& out) : p_(p), out_(out), ev_(p.prog) {}
 
-  void run(Buffer& buf) {
+  // Outputs o0 .. o0 + g - 1 (g <= p.group).
+  void run(Buffer& buf, int64_t o0, int g) {
+    o0_ = o0;
+    g_ = g;
     const size_t L = p_.maps.size();
     base_.assign(L * static_cast<size_t>(g_), 0);
     std::vector<int64_t> oc(out_.shape.size(), 0);
@@ -129,8 +136,10 @@ class RunTask {
       for (size_t l = 0; l < L; ++l) base_[l * g_ + t] = p_.maps[l].index(oc.data());
       for (size_t a = oc.size(); a-- > 0;) { if (++oc[a] < out_.shape[a]) break; oc[a] = 0; }
     }
-    staged_.resize(L);
-    for (auto& s : staged_) s.resize(kTile + kTilePad, 0);
+    if (staged_.size() != L) {
+      staged_.resize(L);
+      for (auto& s : staged_) s.resize(kTile + kTilePad, 0);
+    }
     direct_.assign(L, nullptr);
     ptrs_.assign(L, nullptr);
     in_place_.assign(L, 0);
@@ -199,8 +208,8 @@ class RunTask {
 
   const RunPlan& p_;
   const Node& out_;
-  const int64_t o0_;
-  const int g_;
+  int64_t o0_ = 0;
+  int g_ = 0;
   TileEval ev_;
   std::vector<int64_t> base_;
   std::vector<std::vector<uint64_t>> staged_;
@@ -224,11 +233,17 @@ bool try_run_major_reduce(Node& out) {
   if (p.prog.dtype != out.dtype || !plan_runs(out, &p)) return false;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
   std::atomic<bool> in_place{false};
-  parallel_for((O + p.group - 1) / p.group, [&](int64_t task) {
-    const int64_t o0 = task * p.group;
-    RunTask rt(p, out, o0, static_cast<int>(std::min<int64_t>(p.group, O - o0)));
-    rt.run(*buf);
-    if (rt.in_place_tiles() > 0) in_place.store(true, std::memory_order_relaxed);
+  // Groups per task: about kTaskTerms terms a task (a function of the shape alone, so the
+  // split never depends on the thread count; each output's fold is the same in any task).
+  const int64_t groups = (O + p.group - 1) / p.group;
+  const int64_t per_task = std::max<int64_t>(1, kTaskTerms / (p.group * p.run * p.runs));
+  parallel_for((groups + per_task - 1) / per_task, [&](int64_t task) {
+    RunTask t(p, out);
+    for (int64_t gi = task * per_task; gi < std::min(groups, (task + 1) * per_task); ++gi) {
+      const int64_t o0 = gi * p.group;
+      t.run(*buf, o0, static_cast<int>(std::min<int64_t>(p.group, O - o0)));
+    }
+    if (t.in_place_tiles() > 0) in_place.store(true, std::memory_order_relaxed);
   }, Round::NearestEven);
   out.buffer = buf;
   out.view.set_contiguous(out.shape);

@@ -100,14 +100,14 @@ TEST(FastMath, Exp2F32FinishesOrdinaryLanesItself) {
 }
 
 // The kernel's domain reaches src/math's exact cases and the edges of normal results: in
-// round-to-nearest it finishes every integer in (-125, 127) (y = 2^x exactly, far from any
+// round-to-nearest it finishes every integer in (-125, 127), zeros included (y = 2^x exactly, far from any
 // midpoint) and the arguments just inside -125 and 127 (no result near a boundary there) itself,
 // with no call to the scalar function, on every target; the first test checks their bits.
 TEST(FastMath, Exp2F32FinishesIntegersAndDomainEdgesItself) {
   const MathFn fn = fast_math(Op::EXP2, DType::Float32, DType::Float32);
   std::vector<uint32_t> in;
-  for (int i = -124; i <= 126; ++i)
-    if (i != 0) in.push_back(bits_of(static_cast<float>(i)));
+  for (int i = -124; i <= 126; ++i) in.push_back(bits_of(static_cast<float>(i)));  // 0 included
+  in.push_back(bits_of(-0.0f));
   for (uint32_t d = 1; d <= 64; ++d) {
     in.push_back(bits_of(-125.0f) - d);  // -125 + d * 2^-17
     in.push_back(bits_of(127.0f) - d);   // 127 - d * 2^-17
@@ -117,8 +117,10 @@ TEST(FastMath, Exp2F32FinishesIntegersAndDomainEdgesItself) {
     set_simd_target(target);
     math::detail::Stats& s = math::detail::stats();
     s = {};
+    const uint64_t handed = exp2_scalar_lanes();
     const std::vector<uint32_t> got = run_kernel(fn, in, Round::NearestEven);
     EXPECT_EQ(s.fast + s.accurate + s.special + s.unresolved, 0u) << target;
+    EXPECT_EQ(exp2_scalar_lanes() - handed, 0u) << target;  // math::exp2 counts no zero
     for (size_t i = 0; i < in.size(); ++i)
       EXPECT_EQ(got[i], static_cast<uint32_t>(math::exp2(sf::kF32, in[i], Round::NearestEven))) << target << " " << i;
   }

@@ -3,8 +3,9 @@
 // per output and folded as interleaved chains (src/cpu/run_major_reduce.cpp), against the
 // reference executor on every SIMD target and 1, 2 and 3 threads (harness.h), each run required
 // to take that path. Runs longer than a tile (576: chunks of 256, 256, 64), several runs per tile
-// (36, 64), a last task of fewer outputs, per-channel values filled along the run, flipped leaves
-// (stride -1, copied), plain sums folded from their leaf in place, float32 in four rounding modes and float64; values whose sums round (so
+// (36, 64), tasks of several groups of outputs (runs of 100 and 64), a last group of fewer
+// outputs, per-channel values filled along the run, flipped leaves (stride -1, copied), plain sums
+// folded from their leaf in place, float32 in four rounding modes and float64; values whose sums round (so
 // that another order gives other bits), some with NaNs, infinities and signed zeros, and random
 // bits.
 #include <gtest/gtest.h>
@@ -41,19 +42,21 @@ Tensor rounding_tensor(DType d, const Shape& s, uint64_t seed, bool specials) {
 struct RunCase {
   Shape in;
   std::vector<int64_t> axes;
+  bool plain = true;  // whether a plain sum comes here (a last axis alone is a window reduction)
 };
 
 TEST(CpuRunMajorReduce, ChannelSumsBitExact) {
   const int runs_before = g_runs;
   const RunCase cases[] = {{{6, 3, 20, 20}, {0, 2, 3}}, {{4, 5, 24, 24}, {0, 2, 3}}, {{9, 16, 8, 8}, {0, 2, 3}},
-                           {{7, 20, 6, 6}, {0, 2, 3}},  {{33, 100}, {1}},            {{5, 7, 40}, {1, 2}}};
+                           {{7, 20, 6, 6}, {0, 2, 3}},  {{33, 100}, {1}},            {{5, 7, 40}, {1, 2}},
+                           {{3, 70, 64}, {2}, false}};  // layernorm's rows: several groups a task
   int n = 0;
   for (DType d : {DType::Float32, DType::Float64})
     for (const RunCase& c : cases) {
       std::vector<Round> modes{Round::NearestEven};
       if (d == DType::Float32) modes = {Round::NearestEven, Round::Down, Round::Up, Round::TowardZero};
       for (Round r : modes)
-        for (int form = 0; form < 3; ++form) {
+        for (int form = c.plain ? 0 : 1; form < 3; ++form) {
           const uint64_t seed = 4100 + static_cast<uint64_t>(n++);
           const Shape per = [&] {  // one value per output, broadcast along the reduced axes
             Shape s = c.in;
