@@ -385,6 +385,11 @@ int find_outputs(Node* e, const Consumers& c, const NodeMap<KernelStep>& kernels
     if (!k || plan.steps[k->step].second != Plan::Impl::Action::Elementwise || l->shape != e->shape) continue;
     if (ops + k->ops >= kMaxFusedOps) continue;  // a tile per value, capped as fused kernels are
     if (slots[l] != c.at(l).refs) continue;      // read elsewhere too (a view, a reduction, a kernel)
+    // Only a node a handle outside the schedule holds (a state's new value): one materialized by
+    // the fusion rules alone (read by several nodes, shared_sinks found no one kernel for them)
+    // keeps its kernel, whose program may be an accumulator one; as an output here it could
+    // make e's program one that is not (a mask output: a WHERE's condition stored as bool).
+    if (c.at(l).use_count <= c.at(l).refs) continue;
     // A fused node of this kernel reading l must be this kernel's alone: one recomputed in
     // another kernel too (an op over realized leaves) would read l there before it is computed.
     bool private_readers = true;
