@@ -1,5 +1,6 @@
 // tinygrad's optimizers (tinygrad/nn/optim.py) with its exact update formulas.
 #pragma once
+#include <utility>
 #include <vector>
 
 #include "maroon/tensor.h"
@@ -20,10 +21,18 @@ class Optimizer {
   Optimizer(std::vector<Tensor> params, double lr);
   // Called once per step before any parameter's update (LAMB advances b1^t and b2^t).
   virtual void begin_step() {}
-  // The update `up` for parameter i from its gradient (assigning its own state, if any);
-  // step() applies t <- t.detach() - up before asking for the next parameter's.
+  // The update `up` for parameter i from its gradient (its own state's new values handed to
+  // assign_after, if any); step() applies t <- t.detach() - up before asking for the next
+  // parameter's.
   virtual Tensor update(size_t i, const Tensor& grad) = 0;
+  // Assigns `value` to `state` once the parameter's new value is realized, in the same schedule:
+  // the state's and the parameter's values are then one kernel's outputs (cpu/plan.cpp). The
+  // update reads `value`, not `state`.
+  void assign_after(Tensor& state, const Tensor& value) { pending_.push_back({&state, value}); }
   std::vector<Tensor> params_;
+
+ private:
+  std::vector<std::pair<Tensor*, Tensor>> pending_;
 };
 
 // LARS; SGD is LARS(tcoef=0, pre_wd=true, classic=false).

@@ -68,6 +68,18 @@ void advise_huge(uint8_t* p, size_t bytes) {
 #endif
 }
 
+// Only blocks of at most kHugeAdviseUpTo are advised. On a host whose free memory is in 4 KB
+// pieces (another process has just freed its heap: the normal case on a shared machine) the
+// kernel compacts memory to make each advised huge page (transparent_hugepage defrag "madvise",
+// Debian's default), and on this project's 2-vCPU VM that cost more than the pages saved: the
+// CNN's first two steps (~520 MB of fresh blocks, most of them 16-38 MB activations) took 2.0-2.4 s
+// with 1.6-2.1 s of system time after a PyTorch run, against 1.35-1.52 s and ~0.5 s with blocks
+// over 8 MB left on 4 KB pages (3 alternating rounds). Large activations are streamed, where a TLB
+// miss per 4 KB costs little beside the data; the MLP's 1-2 MB states, read in 4-7 streams by
+// every Adam kernel, keep their huge pages (size_class above). The fault count no longer needs
+// huge pages either: populate() below faults a fresh block in with one madvise per piece.
+constexpr size_t kHugeAdviseUpTo = size_t{8} << 20;
+
 // A fresh block of kPopulateFrom bytes or more is faulted in by one madvise(MADV_POPULATE_WRITE)
 // (Linux 5.14) instead of one trap per 4 KB page on first touch: on the 2-vCPU VM a trap costs
 // ~11 us, and maroon train's first steps took ~8.5K of them (~90 ms) while the cache grew to its
@@ -136,7 +148,7 @@ class Cache {
       }
     }
     uint8_t* p = static_cast<uint8_t*>(::operator new(cls, std::align_val_t{align(cls)}));
-    advise_huge(p, cls);
+    if (cls <= kHugeAdviseUpTo) advise_huge(p, cls);
     try {
       populate(p, cls);  // the pool's region polls the interrupt check, which may throw
     } catch (...) {

@@ -83,6 +83,7 @@ HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
     case AccOp::SelNS: { const auto x = hn::Set(d, *b); EACH(a = hn::IfThenElse(m, a, x)); break; } \
     case AccOp::SelNR: EACH(a = hn::IfThenElse(m, a, hn::Load(d, sl + o))); break;             \
     case AccOp::Canon: EACH(a = Canonical(d, a)); break;                                       \
+    case AccOp::Out: EACH(hn::StoreU(a, d, static_cast<T*>(outs[st.slot]) + i + o)); break;    \
     case AccOp::Exp2:                                                                          \
       if constexpr (std::is_same_v<T, float>) { /* the vectors through memory and back */     \
         EACH(hn::Store(a, d, x2 + o));                                                         \
@@ -103,7 +104,8 @@ HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
 // G vectors a pass (4, or 1 for vectors so wide that four would run past the kTilePad elements
 // of slack tiles and direct leaves have).
 template <int G, class T>
-HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* leaves, T* out, int n) {
+HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* leaves, void* const* outs, T* out,
+                          int n) {
   const hn::ScalableTag<T> d;
   const hn::RebindToUnsigned<decltype(d)> du;
   using U = hn::TFromD<decltype(du)>;
@@ -143,14 +145,18 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
 #undef MAROON_ACC_EACH4
 
 template <class T>
-HWY_INLINE void AccT(const AccStep* steps, int nsteps, const void* const* leaves, void* po, int n) {
+HWY_INLINE void AccT(const AccStep* steps, int nsteps, const void* const* leaves, void* const* outs, void* po, int n) {
   const hn::ScalableTag<T> d;
-  if (4 * hn::Lanes(d) > kTilePad) return AccGroups<1, T>(steps, nsteps, leaves, static_cast<T*>(po), n);
-  AccGroups<4, T>(steps, nsteps, leaves, static_cast<T*>(po), n);
+  if (4 * hn::Lanes(d) > kTilePad) return AccGroups<1, T>(steps, nsteps, leaves, outs, static_cast<T*>(po), n);
+  AccGroups<4, T>(steps, nsteps, leaves, outs, static_cast<T*>(po), n);
 }
 
-void AccF32(const AccStep* s, int ns, const void* const* l, void* o, int n) { AccT<float>(s, ns, l, o, n); }
-void AccF64(const AccStep* s, int ns, const void* const* l, void* o, int n) { AccT<double>(s, ns, l, o, n); }
+void AccF32(const AccStep* s, int ns, const void* const* l, void* const* os, void* o, int n) {
+  AccT<float>(s, ns, l, os, o, n);
+}
+void AccF64(const AccStep* s, int ns, const void* const* l, void* const* os, void* o, int n) {
+  AccT<double>(s, ns, l, os, o, n);
+}
 
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -162,8 +168,12 @@ HWY_EXPORT(AccF32);
 HWY_EXPORT(AccF64);
 
 namespace {
-void acc_f32_d(const AccStep* s, int ns, const void* const* l, void* o, int n) { HWY_DYNAMIC_DISPATCH(AccF32)(s, ns, l, o, n); }
-void acc_f64_d(const AccStep* s, int ns, const void* const* l, void* o, int n) { HWY_DYNAMIC_DISPATCH(AccF64)(s, ns, l, o, n); }
+void acc_f32_d(const AccStep* s, int ns, const void* const* l, void* const* os, void* o, int n) {
+  HWY_DYNAMIC_DISPATCH(AccF32)(s, ns, l, os, o, n);
+}
+void acc_f64_d(const AccStep* s, int ns, const void* const* l, void* const* os, void* o, int n) {
+  HWY_DYNAMIC_DISPATCH(AccF64)(s, ns, l, os, o, n);
+}
 }  // namespace
 
 AccFn fast_acc(DType d) { return d == DType::Float32 ? acc_f32_d : d == DType::Float64 ? acc_f64_d : nullptr; }

@@ -39,6 +39,13 @@ class AccBuilder {
       if (!ok) return false;
       // A computed value a WHERE copies: its NaN canonical now, as the one-op kernel stored it.
       if (!exact_[acc_] && picked_[acc_]) canon();
+      // Another output of the kernel (Program::outputs): stored as its own kernel stored it,
+      // and read on as the next kernel read it back, NaN canonical.
+      for (size_t k = 0; k < p_.outputs.size(); ++k)
+        if (p_.outputs[k] == acc_) {
+          if (!exact_[acc_]) canon();
+          steps_.push_back({AccOp::Out, static_cast<uint8_t>(k), -1});
+        }
     }
     if (!exact_[acc_]) canon();  // the result as the one-op kernels store it
     *out = std::move(steps_);
@@ -52,7 +59,9 @@ class AccBuilder {
   // Every value of dtype T but the masks: compare results and bool leaves, read only as a
   // WHERE's condition (a mask lives as a vector of T with all bits set or none).
   bool types_fit() const {
-    if (is_mask(p_.result)) return false;
+    if (is_mask(p_.result) || p_.outputs.size() > UINT8_MAX) return false;
+    for (int o : p_.outputs)
+      if (o < L_ || is_mask(o)) return false;
     for (const Instr& ins : p_.code) {
       if (ins.in != T_) return false;
       const bool cmp = ins.op == Op::CMPLT || ins.op == Op::CMPNE;

@@ -48,21 +48,25 @@ bool chain_op(const Instr& ins, ChainOp* op);
 // bool leaf's bytes (MaskV, MaskS), then picks lanes: Sel a = m ? x : a, SelN a = m ? a : x.
 // Canon makes a NaN canonical (a WHERE copies its operands' bits, so a computed operand, whose
 // NaN payload the steps leave as it falls, is made canonical before; and the result at the end).
+// Out stores the running value into outs[slot] as well (a kernel of several outputs: Adam's new
+// moments, written in the pass that computes the parameter from them; made canonical before).
 enum class AccOp : uint8_t {
   LoadV, LoadS, LoadR, AddV, AddS, AddR, MulV, MulS, MulR, MaxV, MaxS, MaxR,
   Square, Recip, Sqrt, Exp2, Save,
   CltV, CltS, CltR, CgtV, CgtS, CgtR, CneV, CneS, CneR,
-  MaskA, MaskV, MaskS, MaskR, SelV, SelS, SelR, SelNV, SelNS, SelNR, Canon
+  MaskA, MaskV, MaskS, MaskR, SelV, SelS, SelR, SelNV, SelNS, SelNR, Canon, Out
 };
 struct AccStep {
   AccOp op;
-  uint8_t slot;  // LoadR, AddR, MulR, MaxR, Save
+  uint8_t slot;  // LoadR, AddR, MulR, MaxR, Save; Out: an index into outs
   int16_t leaf;  // the V and S steps: an index into the kernel's leaves
 };
 constexpr int kAccSlots = 4;
 // value = the steps in turn; out[i] = value, for i < n (same slack rule as FastFn; leaves[l] for
-// each leaf a V or S step reads). Float32 or float64 elements.
-using AccFn = void (*)(const AccStep* steps, int nsteps, const void* const* leaves, void* out, int n);
+// each leaf a V or S step reads; outs[k] for each Out step's k, null if none). Float32 or float64
+// elements.
+using AccFn = void (*)(const AccStep* steps, int nsteps, const void* const* leaves, void* const* outs, void* out,
+                       int n);
 AccFn fast_acc(DType d);
 
 // The target the dispatcher uses now.

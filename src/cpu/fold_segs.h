@@ -26,6 +26,17 @@ struct FoldSegs {
   std::vector<int64_t> begin;       // (row q, term r) -> its first segment, (P / width) * R + 1
   std::vector<FoldSeg> segs;
 
+  // fold_segs_vec's plan for vectors of vec_lanes outputs (plan_fold_vec; 0: none): per row and
+  // pair of output vectors, the segments covering some of their lanes, each one load offset (of
+  // the pair's first vector; the second's is vec_lanes on) and the two vectors' lane masks.
+  struct VecPart {
+    int64_t off;
+    uint64_t m0, m1;  // lane l of each vector takes the load's element l (LoadMaskBits reads 8 bytes)
+  };
+  int64_t vec_lanes = 0;
+  std::vector<int64_t> vec_begin;  // (row, pair) -> its first part, rows * pairs + 1
+  std::vector<VecPart> vec_parts;
+
   // off(n): the offset of term r of output p, n = p * R + r, or -1 for padding.
   template <class Off>
   void build(Off off) {
@@ -86,6 +97,13 @@ inline void fold_segs(DType d, const FoldSegs& f, const void* src, void* out) {
 // the same bits. It reads up to kFoldSlackBytes before and after each segment, which src must
 // hold (whatever bits: they are never added).
 constexpr size_t kFoldSlackBytes = 256;
-void fold_segs_vec(DType d, const FoldSegs& f, const void* src, void* out);
+// Which way fold_segs_vec folded: through the plan made by plan_fold_vec, with each segment's
+// lanes worked out as it goes, or (vectors wider than the slack allows) by fold_segs().
+enum class FoldVecPath { Planned, Computed, Scalar };
+FoldVecPath fold_segs_vec(DType d, const FoldSegs& f, const void* src, void* out);
+// Lays out f's segments for fold_segs_vec on the current SIMD target: the lane masks and load
+// offsets it would otherwise work out for every row of every unit (f.vec_lanes stays 0 where
+// the target's vectors do not fit the plan). Call before folding from several threads.
+void plan_fold_vec(DType d, FoldSegs* f);
 
 }  // namespace maroon::cpu

@@ -52,7 +52,7 @@ std::vector<Node*> kernel_nodes(Node* root) {
 
 }  // namespace
 
-Program build_program(const Node* root) {
+Program build_program(const Node* root, const std::vector<Node*>& outputs) {
   Program p;
   // Realized nodes are leaves (read through their views); the rest is code, in dependency order.
   const std::vector<Node*> nodes = kernel_nodes(const_cast<Node*>(root));
@@ -79,6 +79,12 @@ Program build_program(const Node* root) {
   }
   p.result = value_id(root);
   p.dtype = root->dtype;
+  p.outputs.reserve(outputs.size());
+  for (const Node* o : outputs) {
+    const int* v = id.find(o);
+    assert(v && *v >= L);
+    p.outputs.push_back(*v);
+  }
   find_segments(p);
   return p;
 }
@@ -116,6 +122,7 @@ void find_segments(Program& p) {
   for (const Instr& ins : p.code)
     for (int k = 0; k < ins.nsrc; ++k) ++uses[ins.src[k]];
   ++uses[p.result];
+  for (int o : p.outputs) ++uses[o];  // stored: a chain may end at it, not run through it
   ChainOp op;
   bool chaining = false;  // the last segment is a chain (or its first instruction may start one)
   for (int i = 0; i < static_cast<int>(p.code.size()); ++i) {
@@ -307,7 +314,7 @@ TileEval::TileEval(const Program& p) : prog_(p), ptr_(p.num_values()) {
 TileEval::~TileEval() { t_scratch.emplace_back(scratch_); }
 
 const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
-                           const std::vector<const void*>* direct, void* out) {
+                           const std::vector<const void*>* direct, void* out, void* const* outs) {
   const int L = static_cast<int>(prog_.leaves.size());
   std::vector<const void*>& ptr = ptr_;
   for (int l = 0; l < L; ++l) {
@@ -318,9 +325,18 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
       ptr[l] = value(l);
     }
   }
+  // The other outputs' places: given, or this evaluator's tiles (at() finds either).
+  void* small[4];
+  const size_t O = prog_.outputs.size();
+  std::vector<void*> big(O > 4 ? O : 0);
+  void** o_at = O > 4 ? big.data() : small;
+  for (size_t k = 0; k < O; ++k) {
+    o_at[k] = outs ? outs[k] : value(prog_.outputs[k]);
+    ptr[prog_.outputs[k]] = o_at[k];
+  }
   if (!prog_.acc.empty()) {  // the whole program in one pass, the result last
     void* dst = out ? out : value(prog_.result);
-    fast_acc(prog_.dtype)(prog_.acc.data(), static_cast<int>(prog_.acc.size()), ptr.data(), dst, n);
+    fast_acc(prog_.dtype)(prog_.acc.data(), static_cast<int>(prog_.acc.size()), ptr.data(), o_at, dst, n);
     return dst;
   }
   const int C = static_cast<int>(prog_.code.size());
@@ -330,6 +346,8 @@ const void* TileEval::eval(const std::vector<const int64_t*>& idx, int n,
     const int id = L + s.end - 1;  // the value the segment defines
     const bool last = out && id == prog_.result && s.end == C;
     void* dst = last ? out : value(id);
+    for (size_t k = 0; k < O; ++k)
+      if (prog_.outputs[k] == id) dst = o_at[k];
     if (s.end - s.start > 1) {
       run_chain(s, dst, n);
     } else {
@@ -562,7 +580,7 @@ constexpr int64_t kAccInPlaceMaxBytes = int64_t{32} << 20;
 int64_t acc_in_place_tiles(const Program& prog, const std::vector<bool>& scalar, const std::vector<bool>& contiguous,
                            int64_t total, std::vector<AccStep>* steps) {
   if (prog.acc.empty()) return 0;
-  int64_t limit = total, streams = 1;
+  int64_t limit = total, streams = 1 + static_cast<int64_t>(prog.outputs.size());
   for (size_t l = 0; l < prog.leaves.size(); ++l) {
     if (scalar[l]) continue;
     if (!contiguous[l]) return 0;
@@ -575,9 +593,11 @@ int64_t acc_in_place_tiles(const Program& prog, const std::vector<bool>& scalar,
   return std::max<int64_t>(limit, 0) / kTile;
 }
 
-// Positions [p0, p0 + n) of such a program into dst (n whole tiles).
+// Positions [p0, p0 + n) of such a program into dst, and of its other outputs into outs (each at
+// its buffer's start; n whole tiles).
 void acc_in_place(const Program& prog, const std::vector<AccStep>& steps, const std::vector<LeafMap>& maps,
-                  const std::vector<bool>& scalar, int64_t p0, int n, uint8_t* dst) {
+                  const std::vector<bool>& scalar, int64_t p0, int n, uint8_t* dst,
+                  const std::vector<std::shared_ptr<Buffer>>& outs) {
   count_acc_range_run();
   const size_t L = prog.leaves.size();
   const void* small[8];
@@ -588,14 +608,25 @@ void acc_in_place(const Program& prog, const std::vector<AccStep>& steps, const 
     const size_t sz = itemsize(leaf->dtype);
     leaves[l] = leaf->buffer->bytes() + (scalar[l] ? maps[l].offset : p0) * static_cast<int64_t>(sz);
   }
-  fast_acc(prog.dtype)(steps.data(), static_cast<int>(steps.size()), leaves, dst, n);
+  void* o_small[4];
+  std::vector<void*> o_big(outs.size() > 4 ? outs.size() : 0);
+  void** o_at = outs.size() > 4 ? o_big.data() : o_small;
+  for (size_t k = 0; k < outs.size(); ++k) o_at[k] = outs[k]->bytes() + p0 * static_cast<int64_t>(itemsize(outs[k]->dtype));
+  fast_acc(prog.dtype)(steps.data(), static_cast<int>(steps.size()), leaves, o_at, dst, n);
 }
 
-void run_elementwise(Node& out, const Program* given) {
+namespace {
+std::atomic<int64_t> g_multi_output_runs{0};
+}  // namespace
+
+int64_t multi_output_runs() { return g_multi_output_runs.load(); }
+
+void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& also) {
   Program built;
-  if (!given) built = build_program(&out);
+  if (!given) built = build_program(&out, also);
   const Program& prog = given ? *given : built;
-  if (try_pad_copy(out, prog)) return;  // a padded view times 1: rows and borders (pad_copy.cpp)
+  // A padded view times 1: rows and borders (pad_copy.cpp), for a kernel of one output.
+  if (also.empty() && try_pad_copy(out, prog)) return;
   std::vector<LeafMap> maps;
   maps.reserve(prog.leaves.size());
   for (const Node* l : prog.leaves) maps.emplace_back(l);
@@ -609,6 +640,14 @@ void run_elementwise(Node& out, const Program* given) {
   }
   auto buf = std::make_shared<Buffer>(out.dtype, total);
   const size_t osz = itemsize(out.dtype);
+  // The other outputs' buffers, each of out's positions in its own dtype.
+  std::vector<std::shared_ptr<Buffer>> also_buf;
+  also_buf.reserve(also.size());
+  for (const Node* a : also) {
+    assert(a->shape == out.shape);
+    also_buf.push_back(std::make_shared<Buffer>(a->dtype, total));
+  }
+  if (!also.empty()) g_multi_output_runs.fetch_add(1, std::memory_order_relaxed);
   const int64_t tiles = (total + kTile - 1) / kTile;
   std::vector<AccStep> acc_steps;
   const int64_t acc_tiles = acc_in_place_tiles(prog, scalar, contiguous, total, &acc_steps);
@@ -661,11 +700,13 @@ void run_elementwise(Node& out, const Program* given) {
     std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
     std::vector<int64_t> filled_at(maps.size(), -1);
+    std::vector<void*> outs(also.size());
     int64_t t = task * kTilesPerTask;
     const int64_t t_end = std::min(tiles, (task + 1) * kTilesPerTask);
     if (t < acc_tiles) {  // the task's first tiles in one call, leaves read in place
       const int64_t e = std::min(t_end, acc_tiles);
-      acc_in_place(prog, acc_steps, maps, scalar, t * kTile, static_cast<int>((e - t) * kTile), buf->bytes() + t * kTile * osz);
+      acc_in_place(prog, acc_steps, maps, scalar, t * kTile, static_cast<int>((e - t) * kTile), buf->bytes() + t * kTile * osz,
+                   also_buf);
       t = e;
     }
     for (; t < t_end; ++t) {
@@ -711,12 +752,22 @@ void run_elementwise(Node& out, const Program* given) {
       // A full tile's result is written straight into the output (SIMD ops store whole
       // vectors, and kTile is a multiple of every vector length); a partial one is copied.
       void* dst = buf->bytes() + p0 * osz;
-      const void* r = ev.eval(ptrs, n, &direct, n == kTile ? dst : nullptr);
+      for (size_t k = 0; k < also.size(); ++k) outs[k] = also_buf[k]->bytes() + p0 * itemsize(also[k]->dtype);
+      const bool whole = n == kTile;
+      const void* r = ev.eval(ptrs, n, &direct, whole ? dst : nullptr, whole && !also.empty() ? outs.data() : nullptr);
       if (r != dst) std::memcpy(dst, r, n * osz);
+      for (size_t k = 0; k < also.size(); ++k) {
+        const void* v = ev.at(prog.outputs[k]);
+        if (v != outs[k]) std::memcpy(outs[k], v, n * itemsize(also[k]->dtype));
+      }
     }
   }, Round::NearestEven);
   out.buffer = buf;
   out.view.set_contiguous(out.shape);
+  for (size_t k = 0; k < also.size(); ++k) {
+    also[k]->buffer = std::move(also_buf[k]);
+    also[k]->view.set_contiguous(also[k]->shape);
+  }
 }
 
 // ---- reductions: a left fold per output, vectorised across outputs ----

@@ -43,14 +43,18 @@ struct Program {
   // instruction is a chain op of one float dtype and its saved values fit in kAccSlots; then
   // TileEval runs it instead of the segments. A V or S step's leaf is a leaf's value id.
   std::vector<AccStep> acc;
+  // Values the kernel writes besides `result` (a kernel of several outputs, cpu/plan.cpp: Adam's
+  // new moments with the parameter): their ids, each an instruction's. No chain runs through one.
+  std::vector<int> outputs;
   int result = 0;
   DType dtype = DType::Float32;
   int num_values() const { return static_cast<int>(leaves.size() + code.size()); }
 };
 
 // The DAG rooted at `root`, fusing every unrealized elementwise node under it (`root` itself may
-// be a realized leaf, for a REDUCE straight over a buffer).
-Program build_program(const Node* root);
+// be a realized leaf, for a REDUCE straight over a buffer). `outputs`: unrealized nodes of that
+// DAG whose values the kernel writes as well (Program::outputs, in that order).
+Program build_program(const Node* root, const std::vector<Node*>& outputs = {});
 // Fills p.segments from p.code (build_program does).
 void find_segments(Program& p);
 // How many kernels' tasks have run a chain (for the harness); ... one with an EXP2 step.
@@ -121,8 +125,12 @@ class TileEval {
   // direct[l], if not null, points at leaf l's n elements in memory (read in place, no gather).
   // out, if not null, receives the result when it is the last instruction's (n elements, plus
   // whatever whole-vector stores write past them); the return value says where the result is.
+  // outs, if not null, holds where each of Program::outputs goes (n elements and whole-vector
+  // slack, as `out`); else they are left in tiles that at() finds.
   const void* eval(const std::vector<const int64_t*>& idx, int n,
-                   const std::vector<const void*>* direct = nullptr, void* out = nullptr);
+                   const std::vector<const void*>* direct = nullptr, void* out = nullptr,
+                   void* const* outs = nullptr);
+  const void* at(int id) const { return ptr_[static_cast<size_t>(id)]; }
   const Program& program() const { return prog_; }
 
  private:
@@ -143,9 +151,13 @@ void exec_instr(const Instr& ins, const void* const* srcs, void* dst, int n);
 // Copies element idx[i] of `b` (or zero bits for -1) into dst[i].
 void gather(const Buffer& b, const int64_t* idx, int n, void* dst);
 
-// Runs an elementwise kernel producing node `out` (from `prog`, build_program(&out), when given),
-// or a REDUCE node.
-void run_elementwise(Node& out, const Program* prog = nullptr);
+// Runs an elementwise kernel producing node `out` (from `prog`, build_program(&out, also), when
+// given), or a REDUCE node. `also`: unrealized nodes of out's kernel and shape that it writes as
+// well, in the same pass (plan.cpp's kernels of several outputs); each gets a buffer as `out`
+// does and is left for the caller to mark realized.
+void run_elementwise(Node& out, const Program* prog = nullptr, const std::vector<Node*>& also = {});
+// How many kernels have written more than one output (for the harness).
+int64_t multi_output_runs();
 void run_reduce(Node& out);
 // The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was
@@ -182,9 +194,13 @@ int64_t view_fold_runs();  // how many sums it has computed in this process (for
 // tries it after try_view_fold.
 bool try_run_major_reduce(Node& out);
 int64_t run_major_reduce_runs();  // how many sums it has computed in this process (for the harness)
+// Of those, how many folded some of their values in place in their leaf (a plain sum's).
+int64_t run_major_reduce_in_place_runs();
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();
+// Of those, how many folded every unit through plan_fold_vec's plan (cpu/fold_segs.h).
+int64_t matmul_fold_planned_runs();
 
 // dst[i] = src[i * stride] for i < n, elements of sz bytes (1, 2, 4 or 8): a copy for stride 1, a
 // fill for 0. It moves bits, so every dtype's elements arrive unchanged (interp.cpp).

@@ -23,7 +23,7 @@ namespace maroon::cpu {
 
 namespace {
 
-std::atomic<int64_t> g_fold_runs{0};
+std::atomic<int64_t> g_fold_runs{0}, g_planned_runs{0};
 
 // How the sum reads the product: units are the coordinates of the view's leading batch axes,
 // each one slab of the product (Mi rows by Ni columns), and every unit folds the same terms at
@@ -162,6 +162,8 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
   const size_t sz = itemsize(out.dtype);
   if (f.gr * f.Mi * f.gc * f.Ni * static_cast<int64_t>(sz) > (int64_t{16} << 20)) return false;
   if (!fold_terms(v.shape(), nb, inner, kaxes, slab, &f)) return false;
+  plan_fold_vec(out.dtype, &f.terms);
+  std::atomic<bool> all_planned{true};
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   const int64_t tasks_r = (f.row_units + f.gr - 1) / f.gr, tasks_c = (f.col_units + f.gc - 1) / f.gc;
@@ -212,16 +214,20 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         int64_t o = 0, ur = tr * f.gr + h, uc = tc * f.gc + gi;
         for (size_t a = f.row_ext.size(); a-- > 0; ur /= f.row_ext[a]) o += (ur % f.row_ext[a]) * f.row_ostr[a];
         for (size_t a = f.col_ext.size(); a-- > 0; uc /= f.col_ext[a]) o += (uc % f.col_ext[a]) * f.col_ostr[a];
-        fold_segs_vec(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz);
+        if (fold_segs_vec(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz) !=
+            FoldVecPath::Planned)
+          all_planned.store(false, std::memory_order_relaxed);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);
   out.buffer = buf;
   out.view.set_contiguous(out.shape);
   ++g_fold_runs;
+  if (all_planned.load()) ++g_planned_runs;
   return true;
 }
 
 int64_t matmul_fold_runs() { return g_fold_runs.load(); }
+int64_t matmul_fold_planned_runs() { return g_planned_runs.load(); }
 
 }  // namespace maroon::cpu

@@ -305,6 +305,8 @@ struct Plan::Impl {
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
+  // Action::Elementwise's node -> the other nodes its kernel writes (find_outputs)
+  std::unordered_map<const Node*, std::vector<Node*>> outputs;
   std::vector<std::vector<Node*>> release;  // per kernel run: the buffers to drop after it (set_releases)
   // Per step, what keep_between_runs() lets a run leave to the next: the source view a movement
   // node's view was computed from (the node keeps the view itself), an elementwise program.
@@ -315,6 +317,74 @@ struct Plan::Impl {
   };
   std::vector<Kept> kept;  // empty unless keep_between_runs()
 };
+
+namespace {
+
+// An elementwise step a later kernel may take over (find_outputs).
+struct KernelStep {
+  size_t step;
+  int ops;  // in its kernel
+};
+
+// The earlier elementwise kernels of this schedule whose nodes `e` (an elementwise node about
+// to be materialized with a kernel of its own) reads directly (no view between), with e's
+// shape, and nothing else reads: each is computed in e's kernel instead, which writes it as
+// well, in the same pass over the positions (a kernel of several outputs: Adam's new moments
+// and the parameter's new value that reads them, 7 streams of memory where three kernels had
+// 10). Such a node was materialized because a handle outside the schedule sees it (a state's
+// new value, assigned after this realize); inside the schedule only e's kernel reads it, so
+// computing it at e's step changes no bit: its sources are realized by then, its ops are the
+// same, and it is stored as its own kernel stored it. `kernels`: the elementwise steps planned
+// so far, by node. Returns the ops of e's kernel with those it takes over; *out gets the nodes.
+int find_outputs(Node* e, const Consumers& c, const NodeMap<KernelStep>& kernels, const Plan::Impl& plan,
+                 std::vector<Node*>* out) {
+  NodeMap<int> slots;  // source slots of the kernel's nodes pointing at each
+  std::vector<Node*> code{e}, leaves;
+  NodeSet seen;
+  seen.insert(e);
+  for (size_t i = 0; i < code.size(); ++i)
+    for (const NodePtr& s : code[i]->src) {
+      ++slots[s.get()];
+      if (!seen.insert(s.get())) continue;
+      (s->realized ? leaves : code).push_back(s.get());
+    }
+  int ops = static_cast<int>(code.size());
+  for (Node* l : leaves) {
+    const KernelStep* k = kernels.find(l);
+    if (!k || plan.steps[k->step].second != Plan::Impl::Action::Elementwise || l->shape != e->shape) continue;
+    if (ops + k->ops >= kMaxFusedOps) continue;  // a tile per value, capped as fused kernels are
+    if (slots[l] != c.at(l).refs) continue;      // read elsewhere too (a view, a reduction, a kernel)
+    // A fused node of this kernel reading l must be this kernel's alone: one recomputed in
+    // another kernel too (an op over realized leaves) would read l there before it is computed.
+    bool private_readers = true;
+    for (size_t i = 1; i < code.size(); ++i)
+      for (const NodePtr& s : code[i]->src)
+        if (s.get() == l) private_readers = private_readers && slots[code[i]] == c.at(code[i]).refs;
+    if (!private_readers) continue;
+    out->push_back(l);
+    ops += k->ops;
+  }
+  return ops;
+}
+
+// Plans e's kernel (an Elementwise step) to write the nodes find_outputs finds as well: their
+// steps become Skip, and the nodes their kernels wrote too come along.
+void take_outputs(Node* e, const Consumers& c, NodeMap<KernelStep>& kernels, Plan::Impl& plan) {
+  std::vector<Node*> also;
+  const int ops = find_outputs(e, c, kernels, plan, &also);
+  for (size_t i = 0, taken = also.size(); i < taken; ++i) {
+    Node* o = also[i];
+    plan.steps[kernels.find(o)->step].second = Plan::Impl::Action::Skip;
+    auto more = plan.outputs.find(o);
+    if (more == plan.outputs.end()) continue;
+    also.insert(also.end(), more->second.begin(), more->second.end());
+    plan.outputs.erase(more);
+  }
+  if (!also.empty()) plan.outputs[e] = std::move(also);
+  kernels[e] = {plan.steps.size(), ops};
+}
+
+}  // namespace
 
 Plan::Plan() = default;
 Plan::~Plan() = default;
@@ -345,6 +415,12 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
     epilogues[node(n)] = {node(site.reduce), std::move(site.views), site.ops};
   }
   impl_->epilogues = std::move(epilogues);
+  std::unordered_map<const Node*, std::vector<Node*>> outputs;
+  for (auto& [n, also] : impl_->outputs) {
+    nodes(also);
+    outputs[node(n)] = std::move(also);
+  }
+  impl_->outputs = std::move(outputs);
   for (std::vector<Node*>& r : impl_->release) nodes(r);
 }
 
@@ -377,6 +453,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
   marked.reserve(order.size());
   NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
+  NodeMap<KernelStep> kernels;  // elementwise steps a later kernel may take over (find_outputs)
   for (Node* n : order) {
     Action a;
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
@@ -401,6 +478,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
       p.impl_->epilogues[n] = std::move(site);
       a = Action::Epilogue;
     }
+    if (a == Action::Elementwise) take_outputs(n, consumers, kernels, *p.impl_);
     p.impl_->steps.push_back({n, a});
     if (a == Action::Reduction || a == Action::Ref || a == Action::Epilogue) step_of[n] = p.impl_->steps.size() - 1;
     if (a != Action::Skip && !n->realized) {
@@ -496,14 +574,26 @@ void run_ref(Node& n, Plan::Impl::Kept* kept) {
 // An elementwise kernel; a kept plan builds its program once. The program depends on which
 // nodes under n are realized when it runs, and a plan realizes the same ones on every run;
 // a leaf found unrealized (never expected) rebuilds it.
-void run_kept_elementwise(Node& n, Plan::Impl::Kept* kept) {
-  if (!kept) return run_elementwise(n);
-  bool valid = kept->prog != nullptr;
-  if (valid)
-    for (const Node* l : kept->prog->leaves) valid = valid && l->realized;
-  if (valid) g_kept_reuses.fetch_add(1, std::memory_order_relaxed);
-  else kept->prog = std::make_unique<Program>(build_program(&n));
-  run_elementwise(n, kept->prog.get());
+// `also`: the other nodes the kernel writes (find_outputs), marked realized after it.
+void run_kept_elementwise(Node& n, Plan::Impl::Kept* kept, const std::vector<Node*>& also) {
+  if (!kept) {
+    run_elementwise(n, nullptr, also);
+  } else {
+    bool valid = kept->prog != nullptr;
+    if (valid)
+      for (const Node* l : kept->prog->leaves) valid = valid && l->realized;
+    if (valid) g_kept_reuses.fetch_add(1, std::memory_order_relaxed);
+    else kept->prog = std::make_unique<Program>(build_program(&n, also));
+    run_elementwise(n, kept->prog.get(), also);
+  }
+  for (Node* o : also) o->realized = true;
+}
+
+const std::vector<Node*>& outputs_of(const Plan::Impl& p, const Node* n) {
+  static const std::vector<Node*> none;
+  if (p.outputs.empty()) return none;
+  auto it = p.outputs.find(n);
+  return it == p.outputs.end() ? none : it->second;
 }
 
 }  // namespace
@@ -528,7 +618,11 @@ void execute(const Plan& p) {
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: run_ref(*n, k); break;
-      case Action::Elementwise: prof.timed(n, "elementwise", [&] { run_kept_elementwise(*n, k); return true; }); break;
+      case Action::Elementwise: {
+        const std::vector<Node*>& also = outputs_of(*p.impl_, n);
+        prof.timed(n, also.empty() ? "elementwise" : "multi-out", [&] { run_kept_elementwise(*n, k, also); return true; });
+        break;
+      }
       case Action::Epilogue:
         run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof, k ? &k->prog : nullptr);
         break;

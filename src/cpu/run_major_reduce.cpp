@@ -21,7 +21,7 @@ namespace maroon::cpu {
 
 namespace {
 
-std::atomic<int64_t> g_run_major_runs{0};
+std::atomic<int64_t> g_run_major_runs{0}, g_run_major_in_place_runs{0};
 
 // Outputs a task folds at once (independent add chains: enough to hide an add's latency).
 constexpr int kRunChains = 8;
@@ -77,19 +77,36 @@ bool plan_runs(const Node& out, RunPlan* p) {
   return true;
 }
 
-// acc[t] += v[t * m + j] for j < n in order, t < g: g independent chains.
-template <class T>
-void fold_chains(T* acc, const T* v, int g, int m, int n) {
-  if (g == kRunChains) {
-    T a[kRunChains];
-    for (int t = 0; t < kRunChains; ++t) a[t] = acc[t];
-    for (int j = 0; j < n; ++j)
-      for (int t = 0; t < kRunChains; ++t) a[t] += v[t * m + j];
-    for (int t = 0; t < kRunChains; ++t) acc[t] = a[t];
-    return;
-  }
+// acc[t] += v[t][j] for j < n in order, t < G: G independent chains, their sums in registers.
+template <class T, int G>
+void fold_fixed(T* acc, const uint8_t* const* rows, int n) {
+  const T* v[G];
+  T a[G];
+  for (int t = 0; t < G; ++t) v[t] = reinterpret_cast<const T*>(rows[t]), a[t] = acc[t];
   for (int j = 0; j < n; ++j)
-    for (int t = 0; t < g; ++t) acc[t] += v[t * m + j];
+    for (int t = 0; t < G; ++t) a[t] += v[t][j];
+  for (int t = 0; t < G; ++t) acc[t] = a[t];
+}
+
+// The same for g < 2 * kRunChains chains, at most kRunChains at a time (each chain's order is
+// its own: which chains run beside it changes no bit).
+template <class T>
+void fold_chains(T* acc, const uint8_t* const* rows, int g, int n) {
+  for (int t0 = 0; t0 < g; t0 += kRunChains) {
+    static_assert(kRunChains == 8, "the cases below");
+    T* a = acc + t0;
+    const uint8_t* const* r = rows + t0;
+    switch (std::min(g - t0, kRunChains)) {
+      case 1: fold_fixed<T, 1>(a, r, n); break;
+      case 2: fold_fixed<T, 2>(a, r, n); break;
+      case 3: fold_fixed<T, 3>(a, r, n); break;
+      case 4: fold_fixed<T, 4>(a, r, n); break;
+      case 5: fold_fixed<T, 5>(a, r, n); break;
+      case 6: fold_fixed<T, 6>(a, r, n); break;
+      case 7: fold_fixed<T, 7>(a, r, n); break;
+      default: fold_fixed<T, 8>(a, r, n); break;
+    }
+  }
 }
 
 template <class T>
@@ -116,6 +133,7 @@ class RunTask {
     for (auto& s : staged_) s.resize(kTile + kTilePad, 0);
     direct_.assign(L, nullptr);
     ptrs_.assign(L, nullptr);
+    in_place_.assign(L, 0);
     res_.resize(static_cast<size_t>(p_.group * p_.m) + kTilePad, 0);
     const bool f32 = out_.dtype == DType::Float32;
     double acc64[kRunChains * 2] = {};
@@ -131,8 +149,8 @@ class RunTask {
         const int n = static_cast<int>(std::min<int64_t>(p_.m, p_.run - j0));
         for (int t0 = 0; t0 < g_; t0 += p_.k) eval_tile(t0, std::min(p_.k, g_ - t0), n, j0, rp);
         if (out_.rnd != Round::NearestEven) set_hw_round(out_.rnd);
-        if (f32) fold_chains(acc32, reinterpret_cast<const float*>(res_.data()), g_, n, n);
-        else fold_chains(acc64, reinterpret_cast<const double*>(res_.data()), g_, n, n);
+        if (f32) fold_chains<float>(acc32, rows_, g_, n);
+        else fold_chains<double>(acc64, rows_, g_, n);
         if (out_.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
       }
       for (size_t i = rc.size(); i-- > 0;) { if (++rc[i] < p_.in[p_.outer[i]]) break; rc[i] = 0; }
@@ -152,6 +170,7 @@ class RunTask {
       const int64_t at = b[0] + rp[l] + j0 * s;
       bool in_place = s == 1 && at + kt * n + kTilePad <= leaf->buffer->count;
       for (int t = 1; t < kt && in_place; ++t) in_place = b[t] - b[t - 1] == n;
+      in_place_[l] = in_place;
       if (in_place) {
         direct_[l] = leaf->buffer->bytes() + at * sz;
         continue;
@@ -163,8 +182,20 @@ class RunTask {
     }
     uint8_t* dst = reinterpret_cast<uint8_t*>(res_.data()) + static_cast<size_t>(t0) * n * itemsize(out_.dtype);
     const void* r = ev_.eval(ptrs_, kt * n, &direct_, dst);
-    if (r != dst) std::memcpy(dst, r, static_cast<size_t>(kt) * n * itemsize(out_.dtype));
+    // A plain sum's values are its leaf's, in place: folded from there (a result anywhere else,
+    // staged or in the evaluator's scratch, is overwritten by the next tile: copied out).
+    bool leaf = false;
+    for (size_t l = 0; l < p_.maps.size() && !leaf; ++l) leaf = in_place_[l] && r == direct_[l];
+    if (leaf) ++in_place_tiles_;
+    else if (r != dst) std::memcpy(dst, r, static_cast<size_t>(kt) * n * itemsize(out_.dtype));
+    const uint8_t* from = leaf ? static_cast<const uint8_t*>(r) : dst;
+    for (int t = 0; t < kt; ++t) rows_[t0 + t] = from + static_cast<size_t>(t) * n * itemsize(out_.dtype);
   }
+
+ public:
+  int64_t in_place_tiles() const { return in_place_tiles_; }
+
+ private:
 
   const RunPlan& p_;
   const Node& out_;
@@ -176,6 +207,9 @@ class RunTask {
   std::vector<const void*> direct_;
   std::vector<const int64_t*> ptrs_;
   std::vector<uint64_t> res_;
+  std::vector<char> in_place_;
+  const uint8_t* rows_[kRunChains * 2] = {};  // output t's values of the current positions
+  int64_t in_place_tiles_ = 0;
 };
 
 }  // namespace
@@ -189,16 +223,21 @@ bool try_run_major_reduce(Node& out) {
   RunPlan p(&src);
   if (p.prog.dtype != out.dtype || !plan_runs(out, &p)) return false;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
+  std::atomic<bool> in_place{false};
   parallel_for((O + p.group - 1) / p.group, [&](int64_t task) {
     const int64_t o0 = task * p.group;
-    RunTask(p, out, o0, static_cast<int>(std::min<int64_t>(p.group, O - o0))).run(*buf);
+    RunTask rt(p, out, o0, static_cast<int>(std::min<int64_t>(p.group, O - o0)));
+    rt.run(*buf);
+    if (rt.in_place_tiles() > 0) in_place.store(true, std::memory_order_relaxed);
   }, Round::NearestEven);
   out.buffer = buf;
   out.view.set_contiguous(out.shape);
   ++g_run_major_runs;
+  if (in_place.load()) ++g_run_major_in_place_runs;
   return true;
 }
 
 int64_t run_major_reduce_runs() { return g_run_major_runs.load(); }
+int64_t run_major_reduce_in_place_runs() { return g_run_major_in_place_runs.load(); }
 
 }  // namespace maroon::cpu

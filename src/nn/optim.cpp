@@ -27,15 +27,26 @@ void Optimizer::step() {
     grads.push_back(*p.grad());
   }
   begin_step();
-  // Parameter by parameter, each assigned right after its state: its kernel then reads the
-  // state just written, still in cache. All states first and then all parameters, the Adam
-  // update of the MNIST MLP's first layer took 0.7-0.9 ms instead of 0.15-0.19 ms. Each
-  // parameter's update reads only its own gradient and state and the shared scalars, and
-  // assign() gives the parameter a new buffer (the graph of a later gradient still reads the
-  // old one), so the order changes no bit.
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor next = params_[i].detach() - update(i, grads[i]);  // no other handle: it fuses (see LAMB)
-    params_[i].assign(next);
+  // Parameter by parameter, each with its states: one schedule computes the states' new values
+  // and the parameter's, which the CPU backend runs as one kernel writing all three (cpu/plan.cpp
+  // find_outputs; Adam's m, v and parameter: one pass over 7 streams of memory where a kernel
+  // per value had 10). Parameter by parameter, the kernel reads what the last one left in cache
+  // (all states first and then all parameters, the Adam update of the MNIST MLP's first layer
+  // took 0.7-0.9 ms instead of 0.15-0.19 ms). Each parameter's update reads only its own
+  // gradient and state and the shared scalars, and assign() gives each tensor a new buffer (the
+  // graph of a later gradient still reads the old one), so the order changes no bit.
+  pending_.clear();
+  try {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Tensor next = params_[i].detach() - update(i, grads[i]);  // no other handle: it fuses (see LAMB)
+      if (!pending_.empty()) next.realize();  // with the states' values (assign_after)
+      for (auto& [state, value] : pending_) state->assign(value);
+      pending_.clear();
+      params_[i].assign(next);
+    }
+  } catch (...) {
+    pending_.clear();
+    throw;
   }
 }
 
@@ -68,8 +79,8 @@ Tensor LARS::update(size_t i, const Tensor& grad) {
   if (classic) g = times_r(g) * lr;
   if (momentum != 0) {
     Tensor b_next = momentum * b[i] + g;  // a statement of its own: see LAMB::update
-    b[i].assign(b_next);
-    g = nesterov ? g + momentum * b[i] : b[i];
+    assign_after(b[i], b_next);
+    g = nesterov ? g + momentum * b_next : b_next;
   }
   if (!pre_wd && wd > 0) t = t.detach() * (1.0 - wd * lr);
   if (!classic) g = times_r(g) * lr;
@@ -93,17 +104,18 @@ void LAMB::begin_step() {
 
 Tensor LAMB::update(size_t i, const Tensor& g) {
   const Tensor& t = params_[i];
-  // Each new value is made in a statement of its own, then assigned. A temporary of the
-  // expression (b1 * m[i] in b1 * m[i] + ...) lives to the end of the full expression, and
-  // assign() realizes inside it: a node a live handle can see is materialized instead of fused
-  // (cpu/plan.cpp), which split each update into 4-6 kernels, each a pass over a
-  // parameter-sized array, instead of one. The same ops, each rounded once: the same bits.
+  // Each new value is made in a statement of its own: a temporary of the expression (b1 * m[i]
+  // in b1 * m[i] + ...) lives to the end of the full expression, and a node a live handle can
+  // see when the step realizes is materialized instead of fused (cpu/plan.cpp), which split
+  // each update into 4-6 kernels, each a pass over a parameter-sized array, instead of one.
+  // The states are assigned after the parameter's value is realized with them (assign_after),
+  // which reads their new values: the same ops, each rounded once, the same bits.
   Tensor m_next = (b1 * m[i] + (1.0 - b1) * g).cast(m[i].dtype());
-  m[i].assign(m_next);
+  assign_after(m[i], m_next);
   Tensor v_next = (b2 * v[i] + (1.0 - b2) * (g * g)).cast(v[i].dtype());
-  v[i].assign(v_next);
-  Tensor m_hat = m[i] / (1.0 - b1_t);
-  Tensor v_hat = v[i] / (1.0 - b2_t);
+  assign_after(v[i], v_next);
+  Tensor m_hat = m_next / (1.0 - b1_t);
+  Tensor v_hat = v_next / (1.0 - b2_t);
   Tensor up = m_hat / (v_hat.sqrt() + eps) + wd * t.detach();
   Tensor lr_r = lr * 1.0;
   if (!adam) {

@@ -20,10 +20,11 @@
 // from the process's CPU share (CpuShare) which of them hashes it; they hash the same pieces of
 // the same states in order, so the choice changes no byte.
 //
-// Pooled or switching, states are hashed two at a time where the CPU has SHA instructions: a
-// state waits for the next step's, and the two are hashed in lockstep (PairHasher), ~0.6 of the
-// CPU time of hashing them one after the other. At 2 threads on 2 vCPUs the hashing shares the
-// cores with the step, so this is CPU time the step gets back. The cost: a state is committed a
+// Pooled, switching or on a thread of its own, states are hashed two at a time where the CPU has
+// SHA instructions: a state waits for the next step's, and the two are hashed in lockstep
+// (PairHasher), ~0.6 of the CPU time of hashing them one after the other. At 2 threads on 2 vCPUs
+// the hashing shares the cores with the step, so this is CPU time the step gets back; at 1 thread
+// the hashing thread's core is free only while no other process wants it (a shared machine). The cost: a state is committed a
 // step later, and up to one more state's buffers are held (8 MB for the MNIST MLP).
 #include <condition_variable>
 #include <chrono>
@@ -128,7 +129,7 @@ struct Run::Impl {
     Frozen g;
     std::unique_ptr<PairHasher> h2;  // reads f and g
   };
-  bool pairing = false;   // pooled hashing takes states two at a time (begin(): SHA instructions)
+  bool pairing = false;   // the hashing takes states two at a time (begin(): SHA instructions)
   bool draining = false;  // under mu: a lone state is hashed without waiting for a partner
   int64_t paired_unhashed() const { return pairing ? 1 : 0; }
   bool pooled = false;  // until shutdown()
@@ -227,33 +228,56 @@ struct Run::Impl {
     }
   }
 
+  // Two consecutive states hashed in lockstep by the hashing thread (as advance() does pooled).
+  void process_pair(Pending& p, Pending& q) {
+    check_order(p.step);
+    if (q.step != p.step + 1) throw Error("[run] internal: states paired out of order");
+    Frozen f = freeze_realized(p.state), g = freeze_realized(q.state);
+    PairHasher h(f, evicting(p.step), g, evicting(q.step));
+    while (!h.piece(kThreadPiece)) {
+    }
+    const auto [a, b] = h.finish();
+    if (h.lockstep()) hashing_counts().paired.fetch_add(2, std::memory_order_relaxed);
+    record_state(p.step, std::move(f), p.loss, a);
+    record_state(q.step, std::move(g), q.loss, b);
+  }
+
   void loop() {
     std::unique_lock<std::mutex> lk(mu);
     auto last = std::chrono::steady_clock::now();
     while (true) {
-      if (!stop && queue.empty() && std::chrono::steady_clock::now() - last < kPollFor) {
+      if (!stop && !takeable() && std::chrono::steady_clock::now() - last < kPollFor) {
         lk.unlock();
         std::this_thread::sleep_for(kPoll);
         lk.lock();
         continue;
       }
       sleeping = true;
-      cv.wait(lk, [&] { return stop || !queue.empty(); });
+      cv.wait(lk, [&] { return stop || takeable(); });
       sleeping = false;
       if (queue.empty()) return;
       Pending p = std::move(queue.front());
       queue.pop_front();
       pending_bytes -= p.bytes;
+      std::optional<Pending> q;  // pairing: the next step's state, hashed with p's
+      if (pairing && !queue.empty()) {
+        q.emplace(std::move(queue.front()));
+        queue.pop_front();
+        pending_bytes -= q->bytes;
+      }
       busy = true;
       const bool skip = error != nullptr;
       lk.unlock();
       std::exception_ptr failed;
       try {
-        if (!skip) process(p);
+        if (!skip) q ? process_pair(p, *q) : process(p);
       } catch (...) {
         failed = std::current_exception();
       }
       { State drop = std::move(p.state); }  // release the buffers outside the lock
+      if (q) {
+        State drop = std::move(q->state);
+      }
       lk.lock();
       if (failed && !error) error = failed;
       busy = false;
@@ -445,6 +469,16 @@ struct Run::Impl {
   }
 
   void drain() {
+    if (pairing && !pooled && worker.joinable()) {
+      std::unique_lock<std::mutex> lk(mu);
+      draining = true;  // a lone state is hashed without waiting for a partner
+      const bool wake = sleeping;
+      lk.unlock();
+      if (wake) cv.notify_all();
+      lk.lock();
+      cv.wait(lk, [&] { return queue.empty() && !busy; });
+      draining = false;
+    }
     if (pooled) {
       {
         std::lock_guard<std::mutex> lk(mu);
@@ -561,6 +595,7 @@ void Run::begin() {
       m.share.emplace(usable_cores());
       m.worker = std::thread([&m] { m.piece_loop(); });
     } else if (!m.pooled) {
+      m.pairing = have_sha_ni();  // the thread takes states two at a time too
       m.worker = std::thread([&m] { m.loop(); });
     }
     m.mode = m.switching ? RunOptions::Hashing::Auto

@@ -84,12 +84,14 @@ TEST(CpuConvGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
     for (const auto& mode : modes) {
       const DType d = mode.first;  // not a structured binding: clang-14 cannot capture one
       const Round r = mode.second;
-      const int64_t folds = cpu::matmul_fold_runs();
+      const int64_t folds = cpu::matmul_fold_runs(), planned = cpu::matmul_fold_planned_runs();
       check(describe(c, d, r), [&] { return gradients(c, d, r, false); });
       // Every case but the grouped one (whose product is batched over the groups) folds its
-      // window tensor tile by tile.
+      // window tensor tile by tile, every unit through the fold's lane plan (plan_fold_vec).
       if (c.groups == 1) {
         EXPECT_GT(cpu::matmul_fold_runs(), folds) << describe(c, d, r) << " was not folded";
+        EXPECT_EQ(cpu::matmul_fold_planned_runs() - planned, cpu::matmul_fold_runs() - folds)
+            << describe(c, d, r) << " folded a unit without the lane plan";
       }
       ++cases;
     }

@@ -3,7 +3,9 @@
 // through memory) on every SIMD target, bit for bit: random term layouts (segments of every
 // length, padding, rows wider and narrower than a vector), terms of random bits (NaN, infinities
 // of both signs, whose sum is the x86 default NaN until made canonical, signed zeros,
-// subnormals), float32 and float64, in four rounding modes. The conv2d harness
+// subnormals), float32 and float64, in four rounding modes; each layout folded both with the
+// lanes worked out per row and through plan_fold_vec's plan, each run checked to have taken the
+// way it was meant to. The conv2d harness
 // (CpuConvGradients) checks the kernel that uses it against the reference executor.
 #include <gtest/gtest.h>
 
@@ -40,7 +42,7 @@ template <class T>
 void compare(DType d, Round rnd, int64_t width, uint64_t seed, int* cases) {
   Gen g(seed);
   const int64_t rows = 7, R = 9, span = 4096;
-  const cpu::FoldSegs f = random_layout(g, rows, width, R, span);
+  cpu::FoldSegs f = random_layout(g, rows, width, R, span);
   const size_t slack = cpu::kFoldSlackBytes / sizeof(T);
   std::vector<T> src(span + 2 * slack);
   for (auto& v : src) {
@@ -54,10 +56,17 @@ void compare(DType d, Round rnd, int64_t width, uint64_t seed, int* cases) {
   cpu::fold_segs(d, f, src.data() + slack, want.data());
   for (const std::string& target : targets_to_test()) {
     set_simd_target(target);
-    std::fill(got.begin(), got.end(), T(1));
-    cpu::fold_segs_vec(d, f, src.data() + slack, got.data());
-    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(T)))
-        << dtype_name(d) << " " << round_name(rnd) << " width " << width << " on " << target;
+    for (bool plan : {false, true}) {
+      if (plan) cpu::plan_fold_vec(d, &f);
+      else f.vec_lanes = 0;
+      ASSERT_EQ(plan, f.vec_lanes > 0) << "no lane plan on " << target;
+      std::fill(got.begin(), got.end(), T(1));
+      const cpu::FoldVecPath path = cpu::fold_segs_vec(d, f, src.data() + slack, got.data());
+      EXPECT_EQ(plan ? cpu::FoldVecPath::Planned : cpu::FoldVecPath::Computed, path) << "on " << target;
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(T)))
+          << dtype_name(d) << " " << round_name(rnd) << " width " << width << " on " << target
+          << (plan ? " planned" : "");
+    }
   }
   cpu::set_hw_round(Round::NearestEven);
   ++*cases;
@@ -68,7 +77,7 @@ TEST(CpuFoldSegs, VectorFoldEqualsScalarFold) {
   int cases = 0;
   uint64_t seed = 7300;
   for (Round r : {Round::NearestEven, Round::Down, Round::Up, Round::TowardZero})
-    for (int64_t width : {1, 3, 8, 17, 24, 40}) {
+    for (int64_t width : {1, 3, 8, 17, 24, 40, 70}) {
       compare<float>(DType::Float32, r, width, seed++, &cases);
       compare<double>(DType::Float64, r, width, seed++, &cases);
     }

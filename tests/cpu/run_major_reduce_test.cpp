@@ -4,7 +4,7 @@
 // reference executor on every SIMD target and 1, 2 and 3 threads (harness.h), each run required
 // to take that path. Runs longer than a tile (576: chunks of 256, 256, 64), several runs per tile
 // (36, 64), a last task of fewer outputs, per-channel values filled along the run, flipped leaves
-// (stride -1, copied), float32 in four rounding modes and float64; values whose sums round (so
+// (stride -1, copied), plain sums folded from their leaf in place, float32 in four rounding modes and float64; values whose sums round (so
 // that another order gives other bits), some with NaNs, infinities and signed zeros, and random
 // bits.
 #include <gtest/gtest.h>
@@ -76,7 +76,9 @@ TEST(CpuRunMajorReduce, ChannelSumsBitExact) {
                        std::vector<int64_t> flip(c.axes.begin(), c.axes.end());
                        return (x * y.flip(flip)).sum(Axis(c.axes));
                      },
-                     [] { return cpu::run_major_reduce_runs(); }, "take the run-major fold");
+                     // A plain sum folds its leaf's values where they are (no copy).
+                     [form] { return form == 0 ? cpu::run_major_reduce_in_place_runs() : cpu::run_major_reduce_runs(); },
+                     form == 0 ? "fold the leaf in place" : "take the run-major fold");
         }
     }
   std::printf("run-major reductions: %d cases, %d backend runs equal to the reference\n", n, g_runs - runs_before);
