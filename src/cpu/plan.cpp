@@ -493,8 +493,8 @@ Plan plan_fresh(const std::vector<Node*>& order) {
 namespace {
 
 // Plans kept between calls (plan_key.h), as each node's action: only plans with no matmul chain,
-// fold or epilogue (those name other nodes; a plain product, a small op's fused kernels are
-// steps alone). Per thread: realize() plans under its lock, TinyJit's capture on its thread.
+// fold, epilogue or kernel of several outputs (those name other nodes; a plain product, a small
+// op's fused kernels are steps alone). Per thread: realize() plans under its lock, TinyJit's capture on its thread.
 using KeptActions = std::vector<Plan::Impl::Action>;
 KeyedStore<KeptActions>& kept_plans() {
   static auto* s = new KeyedStore<KeptActions>(64);  // never destroyed: plans may run at exit
@@ -529,7 +529,7 @@ Plan plan(const std::vector<Node*>& order) {
   Plan p = plan_fresh(order);
   const Plan::Impl& impl = *p.impl_;
   if (impl.chains.chain.empty() && impl.chains.fold.empty() && impl.chains.deferred.empty() &&
-      impl.epilogues.empty()) {
+      impl.epilogues.empty() && impl.outputs.empty()) {
     auto actions = std::make_shared<KeptActions>();
     actions->reserve(order.size());
     for (const auto& step : impl.steps) actions->push_back(step.second);
