@@ -1,5 +1,6 @@
 // Python values to C++ arguments and back. numpy arrays cross as bytes (one copy each way);
 // Python scalars become weak Scalars, as tinygrad's literals are.
+#include <array>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -17,7 +18,7 @@ const py::module_& np() {
   return *m;
 }
 
-py::dtype numpy_dtype(DType d) {
+py::dtype make_numpy_dtype(DType d) {
   switch (d) {
     case DType::Bool: return py::dtype("bool");
     case DType::Int8: return py::dtype("int8");
@@ -33,6 +34,15 @@ py::dtype numpy_dtype(DType d) {
     case DType::Float64: return py::dtype("float64");
     default: throw DTypeError("[numpy] no numpy dtype for " + std::string(dtype_name(d)));
   }
+}
+
+// Each numpy dtype parsed from its name once (py::dtype("float32") parses the string on every
+// call) and kept for the life of the interpreter, as np() is. Called with the GIL held.
+const py::dtype& numpy_dtype(DType d) {
+  static std::array<py::dtype*, static_cast<size_t>(DType::WeakFloat) + 1> made{};
+  py::dtype*& m = made[static_cast<size_t>(d)];
+  if (!m) m = new py::dtype(make_numpy_dtype(d));  // throws for a dtype numpy lacks
+  return *m;
 }
 
 DType dtype_of_numpy(const py::dtype& dt) {

@@ -61,6 +61,9 @@ Shape broadcast_shape(Op op, const std::vector<const Shape*>& shapes) {
 
 Tensor broadcast_to(const Tensor& t, const Shape& shape) {
   if (t.shape() == shape) return t;
+  // Same rank (a product's x[M,1,K] * w[1,N,K]): the reshape below would be to t's own shape,
+  // which returns t, after copying the shape twice.
+  if (t.shape().size() == shape.size()) return t.expand(shape);
   Shape padded;
   padded.reserve(shape.size());  // one block: the ones, then t's shape
   padded.assign(shape.size() - t.shape().size(), 1);

@@ -43,10 +43,17 @@ class Plan {
  private:
   std::unique_ptr<Impl> impl_;
   friend Plan plan(const std::vector<Node*>& order);
+  friend Plan plan_fresh(const std::vector<Node*>& order);
   friend void execute(const Plan& p);
 };
+// plan() keeps the decisions for a small schedule (src/cpu/plan_key.h) and gives them again for
+// a schedule with the same key; plan_fresh() always decides.
 Plan plan(const std::vector<Node*>& order);
+Plan plan_fresh(const std::vector<Node*>& order);
 void execute(const Plan& p);
+// For the tests: turns kept plans on or off (and forgets those kept); how many plans were kept ones.
+void set_plan_cache(bool on);
+int64_t plan_cache_hits();
 // How many times execute() has used a view or program a kept plan kept from its last run (for
 // the tests: the replays took the kept path).
 int64_t plan_kept_reuses();

@@ -16,6 +16,8 @@
 #include "cpu/gather.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
+#include "cpu/keyed_store.h"
+#include "cpu/plan_key.h"
 #include "cpu/pool_reduce.h"
 #include "maroon/settings.h"
 #include "maroon/tensor.h"
@@ -477,7 +479,7 @@ void Plan::keep_between_runs() {
 // The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
 // source is realized when its consumer runs, so the sources this plan materializes are marked
 // realized as the walk passes them (and unmarked after: nothing has run yet).
-Plan plan(const std::vector<Node*>& order) {
+Plan plan_fresh(const std::vector<Node*>& order) {
   using Action = Plan::Impl::Action;
   Plan p;
   p.impl_ = std::make_unique<Plan::Impl>();
@@ -524,6 +526,54 @@ Plan plan(const std::vector<Node*>& order) {
     }
   }
   for (Node* n : marked) n->realized = false;
+  return p;
+}
+
+namespace {
+
+// Plans kept between calls (plan_key.h), as each node's action: only plans with no matmul chain,
+// fold, epilogue or kernel of several outputs (those name other nodes; a plain product, a small
+// op's fused kernels are steps alone). Per thread: realize() plans under its lock, TinyJit's capture on its thread.
+using KeptActions = std::vector<Plan::Impl::Action>;
+KeyedStore<KeptActions>& kept_plans() {
+  static auto* s = new KeyedStore<KeptActions>(64);  // never destroyed: plans may run at exit
+  return *s;
+}
+std::atomic<bool> g_plan_cache_on{true};
+std::atomic<int64_t> g_plan_cache_hits{0};
+
+}  // namespace
+
+void set_plan_cache(bool on) {
+  g_plan_cache_on.store(on);
+  kept_plans().clear();
+}
+int64_t plan_cache_hits() { return g_plan_cache_hits.load(std::memory_order_relaxed); }
+
+// A plan is a function of plan_key's words: a graph seen before with the same words takes the
+// same steps, without deciding again (MAROON_PROFILE's reports of the decisions aside: with it
+// on, every plan is decided afresh).
+Plan plan(const std::vector<Node*>& order) {
+  thread_local std::vector<int64_t> key;  // reused: a fresh key was a heap block per call
+  if (!g_plan_cache_on.load(std::memory_order_relaxed) || Profiler().on() || !plan_key(order, &key))
+    return plan_fresh(order);
+  if (std::shared_ptr<const KeptActions> actions = kept_plans().find(key)) {
+    Plan p;
+    p.impl_ = std::make_unique<Plan::Impl>();
+    p.impl_->steps.reserve(order.size());
+    for (size_t i = 0; i < order.size(); ++i) p.impl_->steps.push_back({order[i], (*actions)[i]});
+    g_plan_cache_hits.fetch_add(1, std::memory_order_relaxed);
+    return p;
+  }
+  Plan p = plan_fresh(order);
+  const Plan::Impl& impl = *p.impl_;
+  if (impl.chains.chain.empty() && impl.chains.fold.empty() && impl.chains.deferred.empty() &&
+      impl.epilogues.empty() && impl.outputs.empty()) {
+    auto actions = std::make_shared<KeptActions>();
+    actions->reserve(order.size());
+    for (const auto& step : impl.steps) actions->push_back(step.second);
+    kept_plans().put(key, std::move(actions));
+  }
   return p;
 }
 
