@@ -266,6 +266,24 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
   return fuse;
 }
 
+// The kernel rooted at e as the plan's walk has marked it: its fused nodes (`code`, e first),
+// its leaves (nodes already marked realized) and, per node, how many source slots of the
+// kernel's nodes point at it (find_epilogue and find_outputs compare that with Consumers' refs).
+struct KernelWalk {
+  NodeMap<int> slots;
+  std::vector<Node*> code, leaves;
+  explicit KernelWalk(Node* e) : code{e} {
+    NodeSet seen;
+    seen.insert(e);
+    for (size_t i = 0; i < code.size(); ++i)
+      for (const NodePtr& s : code[i]->src) {
+        ++slots[s.get()];
+        if (!seen.insert(s.get())) continue;
+        (s->realized ? leaves : code).push_back(s.get());
+      }
+  }
+};
+
 // Whether `e`, an elementwise node about to be materialized, can be the epilogue of a matmul
 // among its kernel's leaves (nodes already marked realized by the plan's walk). Only when
 // nothing else reads the product, its views or the kernel's fused nodes (no other kernel, no
@@ -277,16 +295,10 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
                    const NodeMap<size_t>& scheduled,
                    const std::unordered_map<const Node*, EpilogueSite>& earlier, EpilogueSite* site,
                    Node** absorbed) {
-  NodeMap<int> slots;  // source slots of the kernel's nodes pointing at each
-  std::vector<Node*> code{e}, leaves;
-  NodeSet seen;
-  seen.insert(e);
-  for (size_t i = 0; i < code.size(); ++i)
-    for (const NodePtr& s : code[i]->src) {
-      ++slots[s.get()];
-      if (!seen.insert(s.get())) continue;
-      (s->realized ? leaves : code).push_back(s.get());
-    }
+  KernelWalk w(e);
+  NodeMap<int>& slots = w.slots;
+  const std::vector<Node*>& code = w.code;
+  const std::vector<Node*>& leaves = w.leaves;
   auto only_here = [&](const Node* n) {
     const Consumers::Info i = c.at(n);
     return n != c.root && slots[n] == i.refs && i.use_count <= i.refs;
@@ -371,16 +383,10 @@ struct KernelStep {
 // so far, by node. Returns the ops of e's kernel with those it takes over; *out gets the nodes.
 int find_outputs(Node* e, const Consumers& c, const NodeMap<KernelStep>& kernels, const Plan::Impl& plan,
                  std::vector<Node*>* out) {
-  NodeMap<int> slots;  // source slots of the kernel's nodes pointing at each
-  std::vector<Node*> code{e}, leaves;
-  NodeSet seen;
-  seen.insert(e);
-  for (size_t i = 0; i < code.size(); ++i)
-    for (const NodePtr& s : code[i]->src) {
-      ++slots[s.get()];
-      if (!seen.insert(s.get())) continue;
-      (s->realized ? leaves : code).push_back(s.get());
-    }
+  KernelWalk w(e);
+  NodeMap<int>& slots = w.slots;
+  const std::vector<Node*>& code = w.code;
+  const std::vector<Node*>& leaves = w.leaves;
   int ops = static_cast<int>(code.size());
   for (Node* l : leaves) {
     const KernelStep* k = kernels.find(l);
