@@ -539,7 +539,7 @@ namespace {
 
 // Plans kept between calls (plan_key.h), as each node's action: only plans with no matmul chain,
 // fold, epilogue or kernel of several outputs (those name other nodes; a plain product, a small
-// op's fused kernels are steps alone). Per thread: realize() plans under its lock, TinyJit's capture on its thread.
+// op's fused kernels are steps alone). One store for the process, its own lock inside (KeyedStore).
 using KeptActions = std::vector<Plan::Impl::Action>;
 KeyedStore<KeptActions>& kept_plans() {
   static auto* s = new KeyedStore<KeptActions>(64);  // never destroyed: plans may run at exit

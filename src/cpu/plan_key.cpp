@@ -1,5 +1,7 @@
 #include "cpu/plan_key.h"
 
+#include <iterator>
+
 namespace maroon::cpu {
 
 namespace {
@@ -46,6 +48,7 @@ bool plan_key(const std::vector<Node*>& order, std::vector<int64_t>* key) {
       while (l < nleaves && leaves[l] != s.get()) ++l;
       key->push_back(-1 - static_cast<int64_t>(l));
       if (l < nleaves) continue;
+      if (nleaves == std::size(leaves)) return false;  // more leaves than any op's arity gives: plan afresh
       leaves[nleaves++] = s.get();
       key->push_back(static_cast<int64_t>(s->op) | static_cast<int64_t>(s->dtype) << 8);
       put_shape(s->shape, key);
