@@ -1,11 +1,16 @@
 """The same MLP training step as mlp_step_bench.cpp, in PyTorch (Debian's), ms per step.
 usage: /usr/bin/python3 bench/cpu/mlp_step_torch.py THREADS"""
+import os
 import sys
 import time
 
-import torch
-
 threads = int(sys.argv[1])
+# OpenBLAS (Debian's PyTorch's matmuls) keeps a thread pool of its own that
+# torch.set_num_threads does not limit: set before torch loads it (bench/mnist/mnist_torch.py).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", str(threads))
+
+import torch  # noqa: E402
+
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),

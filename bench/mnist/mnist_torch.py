@@ -5,10 +5,27 @@ usage: /usr/bin/python3 bench/mnist/mnist_torch.py [--model mlp|cnn] [--epochs N
        [--threads T] [--steps K] [--lr-decay F] [--data DIR]"""
 import argparse
 import os
+import sys
 import time
 
-import numpy as np
-import torch
+
+def threads_asked(argv):
+    """--threads T from the command line, before argparse runs (default 1)."""
+    for i, w in enumerate(argv):
+        if w == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if w.startswith("--threads="):
+            return w.split("=", 1)[1]
+    return "1"
+
+
+# Debian's PyTorch runs its matmuls in OpenBLAS (pthreads build), whose own thread pool
+# torch.set_num_threads does not limit: at --threads 1 the MLP's sgemm ran on two threads, half
+# of its samples on OpenBLAS's second thread (perf, 2026-12-04). Set before torch loads it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", threads_asked(sys.argv[1:]))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 
 def idx(path):
