@@ -1,9 +1,14 @@
 """conv2d forward on the MNIST CNN's layer shapes in PyTorch (Debian's), ms per call.
 usage: /usr/bin/python3 bench/cpu/conv_torch.py THREADS"""
+import os
 import sys
 import time
 
-import torch
+# OpenBLAS keeps a thread pool of its own that torch.set_num_threads does not limit
+# (bench/mnist/mnist_torch.py): set before torch loads it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", sys.argv[1])
+
+import torch  # noqa: E402
 
 torch.set_num_threads(int(sys.argv[1]))
 batch = 64

@@ -69,6 +69,9 @@ def time_maroon(steps, jit):
 
 
 def time_torch(steps, threads):
+    # OpenBLAS keeps a thread pool of its own that torch.set_num_threads does not limit
+    # (bench/mnist/mnist_torch.py): set before torch loads it.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(threads))
     import torch
     import torch.nn.functional as F
     from torch import nn
