@@ -15,6 +15,8 @@ usage: python bench/peers/micro.py LIB WORK THREADS
         matmul64  the same at N=64 (matmulN: at N, e.g. matmul32, matmul128)
         matmulNjit  maroon only: the same through TinyJit (the graph built and planned once, then
                   replayed): what the graph and planning cost is the difference from matmulN
+        matmulNcpu the same as matmulN timed in this thread's CPU time (time.thread_time), best of
+                  7 x 1000 (300 past N=256): on a loaded machine, as smallopcpu
 """
 import os
 import sys
@@ -85,8 +87,8 @@ def main():
         x, y = rng.random(MB64, np.float32), np.zeros(MB64, np.float32)
         print(best(lambda: np.copyto(y, x), 5), "s/copy")
     elif work.startswith("matmul"):
-        jit = work.endswith("jit")
-        n = int(work[6:-3 if jit else None] or 1024)
+        jit, cpu = work.endswith("jit"), work.endswith("cpu")
+        n = int(work[6:-3 if jit or cpu else None] or 1024)
         a, b = (new(rng.uniform(-1, 1, (n, n)).astype(np.float32)) for _ in range(2))
         if lib == "numpy":
             f = lambda: a @ b  # noqa: E731
@@ -97,7 +99,10 @@ def main():
             f = lambda: prod(a, b).numpy()  # noqa: E731
         else:
             f = lambda: (a @ b).numpy()  # noqa: E731
-        print(best(f, 5, 1 if n > 256 else 200), "s/product")
+        if cpu:
+            print(best(f, 7, 300 if n > 256 else 1000, time.thread_time), "s/product")
+        else:
+            print(best(f, 5, 1 if n > 256 else 200), "s/product")
     else:
         sys.exit(f"unknown work {work!r}")
 

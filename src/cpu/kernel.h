@@ -196,6 +196,8 @@ bool try_run_major_reduce(Node& out);
 int64_t run_major_reduce_runs();  // how many sums it has computed in this process (for the harness)
 // Of those, how many folded some of their values in place in their leaf (a plain sum's).
 int64_t run_major_reduce_in_place_runs();
+// How many sums it has built a program for (whose runs were long enough to try; for the harness).
+int64_t run_major_reduce_plans();
 // How many sums try_matmul_fold has computed in this process (the harness checks that its
 // cases take that path).
 int64_t matmul_fold_runs();

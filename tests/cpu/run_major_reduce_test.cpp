@@ -98,5 +98,28 @@ TEST(CpuRunMajorReduce, NonLinearLeafFallsBack) {
   EXPECT_EQ(cpu::run_major_reduce_runs(), before);
 }
 
+// A sum whose run is shorter than 32 positions (the small op from Python: 16 floats) is refused
+// before its program is built (the generic fold builds it again); 32 positions still take the
+// run-major fold. Both give the reference's bits.
+TEST(CpuRunMajorReduce, ShortRunsAreRefusedBeforeTheirProgram) {
+  const int64_t plans = cpu::run_major_reduce_plans();
+  check("16 floats, (a + b) * a summed", [] {
+    Tensor a = rounding_tensor(DType::Float32, {16}, 4600, false);
+    Tensor b = rounding_tensor(DType::Float32, {16}, 4601, false);
+    return ((a + b) * a).sum();
+  });
+  check("runs of 30", [] {
+    Tensor x = rounding_tensor(DType::Float32, {4, 3, 10}, 4602, false);
+    return (x * rounding_tensor(DType::Float32, {4, 3, 10}, 4605, false)).sum(Axis{1, 2});
+  });
+  EXPECT_EQ(cpu::run_major_reduce_plans(), plans);  // no program built and thrown away
+  check_path("runs of 32", [] {
+               Tensor x = rounding_tensor(DType::Float32, {4, 2, 16}, 4603, true);
+               return (x * rounding_tensor(DType::Float32, {4, 2, 16}, 4604, false)).sum(Axis{1, 2});
+             },
+             [] { return cpu::run_major_reduce_runs(); }, "take the run-major fold");
+  EXPECT_GT(cpu::run_major_reduce_plans(), plans);
+}
+
 }  // namespace
 }  // namespace maroon::test
