@@ -78,8 +78,9 @@ TEST(CpuBackend, DenseOperandValuesColumnsLast) {
           return p.matmul(heads_of(qkv, 2, 2));
         });
         EXPECT_GE(cpu::matmul_reordered_copies() - reordered, g_runs - runs) << tag << ": values not reordered";
-        if (hd == 16)
+        if (hd == 16) {
           EXPECT_GE(cpu::gemm_direct_runs() - direct, g_runs - runs) << tag << ": values not read in place";
+        }
       }
   const int64_t before = cpu::matmul_reordered_copies();
   check("scores and padded values, not reordered", [] {
