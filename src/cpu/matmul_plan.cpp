@@ -53,7 +53,9 @@ std::vector<int64_t> dense_order(const ShapeTracker& view, const std::vector<boo
   return {};
 }
 
-Operand operand(const Buffer& buffer, const ShapeTracker& view) {
+// `reorder`: the copy may take dense_order's layout (B only: measured there; A's packing reads
+// along k, which the reorder would scatter).
+Operand operand(const Buffer& buffer, const ShapeTracker& view, bool reorder) {
   Operand o;
   const View& top = view.views().back();
   if (view.views().size() == 1 && !top.has_mask()) {
@@ -72,7 +74,7 @@ Operand operand(const Buffer& buffer, const ShapeTracker& view) {
   o.dense = std::make_shared<Buffer>(buffer.dtype, n);
   // The copy's axis order: the view's, or that with the axis the source reads in steps of one
   // moved last (dense_order): copied in runs, and read by the kernel along its vectors.
-  const std::vector<int64_t> order = dense_order(view, moves);
+  const std::vector<int64_t> order = reorder ? dense_order(view, moves) : std::vector<int64_t>{};
   if (order.empty()) {
     copy_dense(buffer, view, dense_shape, o.dense->bytes());
   } else {
@@ -190,8 +192,8 @@ MatmulLayout make_layout(const Shape& s, const std::vector<int64_t>& kaxes, cons
 
 bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
                  const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* p) {
-  p->x = operand(xb, xv);
-  p->y = operand(yb, yv);
+  p->x = operand(xb, xv, false);
+  p->y = operand(yb, yv, true);
   if (!p->x.data || !p->y.data) return false;
   const Shape& s = xv.shape();
   thread_local std::vector<int64_t> key;  // reused: no allocation per call once grown
