@@ -17,6 +17,8 @@ namespace maroon::cpu {
 namespace {
 
 std::atomic<int64_t> g_runs{0};
+std::atomic<int64_t> g_rows_in_place{0};
+thread_local bool t_row_in_place = false;  // a tile of this thread's task read a row in place
 
 // The coordinates of flat position p of shape s.
 void unravel(const Shape& s, int64_t p, int64_t* c) {
@@ -68,8 +70,10 @@ Epilogue::Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept) : out_
   contiguous_.assign(L, false);
   run_.assign(L, 0);
   splat_.resize(L);
+  size_.resize(L);
   for (size_t l = 0; l < L; ++l) {
     const Node* n = prog_->leaves[l];
+    size_[l] = itemsize(n->dtype);
     if (n == leaf) { self_ = static_cast<int>(l); continue; }
     maps_[l] = std::make_unique<LeafMap>(n);
     const LeafMap& m = *maps_[l];
@@ -120,14 +124,23 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
       direct[l] = st.data();
       continue;
     }
-    const Node* leaf = prog_->leaves[l];
-    const LeafMap& m = *maps_[l];
-    const size_t sz = itemsize(leaf->dtype);
-    const uint8_t* src = leaf->buffer->bytes();
     if (!splat_[l].empty()) {
       direct[l] = splat_[l].data();
-    } else if (contiguous_[l] && p + n + kTilePad <= leaf->buffer->count) {
+      continue;
+    }
+    const Node* leaf = prog_->leaves[l];
+    const LeafMap& m = *maps_[l];
+    const size_t sz = size_[l];
+    const uint8_t* src = leaf->buffer->bytes();
+    const int64_t row = out_.shape.empty() ? 1 : out_.shape.back();
+    if (contiguous_[l] && p + n + kTilePad <= leaf->buffer->count) {
       direct[l] = src + p * sz;  // read in place, SIMD slack inside the buffer
+    } else if (m.affine && whole && !out_.shape.empty() && m.strides.back() == 1 && p % row + n <= row) {
+      // A run of adjacent elements (a bias along the output's rows: the same 256 elements were
+      // copied for every tile of a row), whole vectors: read in place, nothing past it.
+      unravel(out_.shape, p, coords.data());
+      direct[l] = src + m.index(coords.data()) * static_cast<int64_t>(sz);
+      t_row_in_place = true;
     } else if (m.affine) {
       st.resize(kTile + kTilePad);
       if (run_[l] > 1 && p / run_[l] == (p + n - 1) / run_[l]) {  // one element for the whole tile
@@ -172,6 +185,7 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   // Runs of positions adjacent in the output: along each row when the columns are adjacent (a
   // row-major product, or conv2d's planes computed transposed), else along each column when
   // the rows are (conv2d's positions by channels).
+  t_row_in_place = false;
   const bool cols_adjacent = t.nc > 1 && colC[1] == colC[0] + 1;
   const bool rows_adjacent = t.mc > 1 && rowC[1] == rowC[0] + 1;
   const bool along_rows = cols_adjacent || !rows_adjacent;
@@ -188,6 +202,7 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   const int64_t* other = along_rows ? rowC : colC;
   for (int64_t i = 0; i < across; ++i)
     for (size_t k = 0; k < runs.size(); k += 2) run(C, base + other[i] + along[runs[k]], runs[k + 1], ev);
+  if (t_row_in_place) g_rows_in_place.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
@@ -200,5 +215,6 @@ bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& ou
 }
 
 int64_t matmul_epilogue_runs() { return g_runs.load(); }
+int64_t epilogue_rows_in_place() { return g_rows_in_place.load(); }
 
 }  // namespace maroon::cpu

@@ -40,6 +40,7 @@ class Epilogue {
   std::vector<bool> contiguous_;
   std::vector<int64_t> run_;                     // affine leaves: positions per element read
   std::vector<std::vector<uint64_t>> splat_;     // leaves that read one element everywhere
+  std::vector<size_t> size_;                     // each leaf's element size (asked once, not per tile)
 };
 
 // The matmul of REDUCE `reduce` (as try_matmul takes it, with its movement `chain`) with the
@@ -51,5 +52,8 @@ bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& ou
 
 // How many matmuls ran with an epilogue in this process (the harness checks that its cases did).
 int64_t matmul_epilogue_runs();
+// How many epilogue tasks read a leaf's row in place instead of copying it per tile (a bias
+// along the output's rows: epilogue.cpp), in this process (for the harness).
+int64_t epilogue_rows_in_place();
 
 }  // namespace maroon::cpu

@@ -1,6 +1,7 @@
 #include "cpu/matmul_plan.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "cpu/kernel.h"
 #include "cpu/matmul_layouts.h"
@@ -12,7 +13,49 @@ namespace {
 
 constexpr int64_t kMaxDenseElements = int64_t{1} << 26;
 
-Operand operand(const Buffer& buffer, const ShapeTracker& view) {
+std::atomic<int64_t> g_reordered_copies{0};
+
+// The axis order for an operand's dense copy, or empty for the view's own. Attention's values
+// (V of the product P V, a slice of the fused QKV projection reshaped into heads) move along the
+// head's 16 columns, adjacent in the source, and along the keys (k), the last axis of the
+// product: copied in the view's order, each row was 64 elements a sequence position apart
+// (copied one by one), and the kernel then packed that transposed B back through registers.
+// With the columns last, the copy is runs of 16 adjacent elements and B's rows are whole vectors
+// that the small-product kernel reads in place (gemm_direct.cpp). Only for a stack without
+// padding (where every position has an element, so one step along an axis is a difference of
+// two index() values): the layout of a copy never changes a bit, only where the kernel finds
+// each element.
+std::vector<int64_t> dense_order(const ShapeTracker& view, const std::vector<bool>& moves) {
+  for (const View& v : view.views())
+    if (v.has_mask()) return {};
+  const Shape& s = view.shape();
+  int64_t last = -1;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (moves[d]) last = static_cast<int64_t>(d);
+  if (last < 0) return {};
+  std::vector<int64_t> c(s.size(), 0);
+  const int64_t base = view.index(c.data());
+  auto step = [&](size_t d) {
+    c[d] = 1;
+    const int64_t i = view.index(c.data());
+    c[d] = 0;
+    return i - base;
+  };
+  if (step(static_cast<size_t>(last)) == 1) return {};
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (!moves[d] || static_cast<int64_t>(d) == last || step(d) != 1) continue;
+    std::vector<int64_t> order;
+    for (size_t e = 0; e < s.size(); ++e)
+      if (e != d) order.push_back(static_cast<int64_t>(e));
+    order.push_back(static_cast<int64_t>(d));
+    return order;
+  }
+  return {};
+}
+
+// `reorder`: the copy may take dense_order's layout (B only: measured there; A's packing reads
+// along k, which the reorder would scatter).
+Operand operand(const Buffer& buffer, const ShapeTracker& view, bool reorder) {
   Operand o;
   const View& top = view.views().back();
   if (view.views().size() == 1 && !top.has_mask()) {
@@ -29,11 +72,22 @@ Operand operand(const Buffer& buffer, const ShapeTracker& view) {
   const int64_t n = numel(dense_shape);
   if (n > kMaxDenseElements) return o;
   o.dense = std::make_shared<Buffer>(buffer.dtype, n);
-  copy_dense(buffer, view, dense_shape, o.dense->bytes());
+  // The copy's axis order: the view's, or that with the axis the source reads in steps of one
+  // moved last (dense_order): copied in runs, and read by the kernel along its vectors.
+  const std::vector<int64_t> order = reorder ? dense_order(view, moves) : std::vector<int64_t>{};
+  if (order.empty()) {
+    copy_dense(buffer, view, dense_shape, o.dense->bytes());
+  } else {
+    Shape permuted(s.size());
+    for (size_t i = 0; i < s.size(); ++i) permuted[i] = dense_shape[static_cast<size_t>(order[i])];
+    copy_dense(buffer, view.permute(order), permuted, o.dense->bytes());
+    g_reordered_copies.fetch_add(1, std::memory_order_relaxed);
+  }
   o.data = o.dense->bytes();
   o.strides.assign(s.size(), 0);
   int64_t acc = 1;
-  for (size_t d = s.size(); d-- > 0;) {
+  for (size_t i = s.size(); i-- > 0;) {
+    const size_t d = order.empty() ? i : static_cast<size_t>(order[i]);
     if (dense_shape[d] != 1) o.strides[d] = acc;
     acc *= dense_shape[d];
   }
@@ -63,6 +117,8 @@ std::vector<int64_t> offsets(const Shape& s, const std::vector<int64_t>& axes, c
 }
 
 }  // namespace
+
+int64_t matmul_reordered_copies() { return g_reordered_copies.load(); }
 
 std::vector<bool> moving_axes(const ShapeTracker& view) {
   const View& top = view.views().back();
@@ -136,8 +192,8 @@ MatmulLayout make_layout(const Shape& s, const std::vector<int64_t>& kaxes, cons
 
 bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, const ShapeTracker& yv,
                  const std::vector<int64_t>& kaxes, const Shape& out_shape, MatmulPlan* p) {
-  p->x = operand(xb, xv);
-  p->y = operand(yb, yv);
+  p->x = operand(xb, xv, false);
+  p->y = operand(yb, yv, true);
   if (!p->x.data || !p->y.data) return false;
   const Shape& s = xv.shape();
   thread_local std::vector<int64_t> key;  // reused: no allocation per call once grown

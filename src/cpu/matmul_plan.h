@@ -64,4 +64,8 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
 // not one or is small enough for the generic fold. May compute the MUL's elementwise sources.
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan);
 
+// How many operands' dense copies were laid out with the source's unit-step axis last (attention's
+// values; matmul_plan.cpp, dense_order), in this process (for the harness).
+int64_t matmul_reordered_copies();
+
 }  // namespace maroon::cpu

@@ -116,6 +116,35 @@ TEST(CpuBackend, MatmulEpilogueBiasReluResidual) {
               g_runs - runs_before, static_cast<long long>(cpu::matmul_epilogue_runs() - epi_before));
 }
 
+// A bias along the output's rows is read in place by tiles of whole vectors that lie in one row
+// (epilogue.cpp; before, each tile copied its 256 elements): rows of 256 and of 320 (a tile of
+// 256 and one of 64), and of 300 (its last 44 columns copied as before); a bias read through a
+// strided view (every other element) is copied. NaN, infinities, signed zeros, subnormals, two
+// rounding modes; every run of the rows of 256 and 320 must read a row in place.
+TEST(CpuBackend, MatmulEpilogueBiasRowsInPlace) {
+  for (DType d : {DType::Float32, DType::Float64})
+    for (Round r : {Round::NearestEven, Round::Up})
+      for (int64_t n : {256, 320, 300}) {
+        const std::string tag = std::string(dtype_name(d)) + " n " + std::to_string(n) + " " +
+                                std::string(round_name(r));
+        const int64_t before = cpu::epilogue_rows_in_place();
+        const int runs = g_runs;
+        check_epilogue("linear+bias+relu " + tag, true, [&] {
+          Tensor x = data(d, {40, 24}, 51, true), y = data(d, {24, n}, 52);
+          Tensor b = data(d, {n}, 53, true);
+          RoundingScope scope(r);
+          return relu_where(mm(x, y).add(b));
+        });
+        if (n != 300) {
+          EXPECT_GE(cpu::epilogue_rows_in_place() - before, g_runs - runs) << tag << ": no row read in place";
+        }
+      }
+  check_epilogue("strided bias", true, [] {
+    Tensor b = data(DType::Float32, {512}, 54, true).reshape({256, 2}).shrink({{0, 256}, {0, 1}}).reshape({256});
+    return mm(data(DType::Float32, {40, 24}, 55, true), data(DType::Float32, {24, 256}, 56)).add(b);
+  });
+}
+
 // conv2d + bias (+ residual), relu: output planes, computed transposed (wide images: whole rows
 // of a channel adjacent) or not (narrow ones: runs down the positions of each channel).
 TEST(CpuBackend, ConvEpilogueBiasOverPlanes) {

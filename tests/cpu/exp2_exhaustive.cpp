@@ -1,7 +1,9 @@
 // maroon-exp2-exhaustive: the SIMD exp2 (src/cpu/fast_math.cpp) against src/math's scalar exp2
 // on all 2^32 binary32 inputs, on every SIMD target this machine has, in the rounding modes
 // asked for; in round-to-nearest also the chain kernel's EXP2 step (src/cpu/fastops.cpp, a chain
-// of that one step: the running value through registers, the exp2 lanes and the final store). src/math's exp2 is itself checked against MPFR on all 2^32 inputs (docs/math.md),
+// of that one step: the running value through registers, the exp2 lanes and the final store) and
+// the accumulator kernel's (src/cpu/acc_kernel.cpp: a load and the EXP2 step, the held vectors
+// through its 64-lane span and back). src/math's exp2 is itself checked against MPFR on all 2^32 inputs (docs/math.md),
 // so equality here makes the kernel correctly rounded too. Too long for CI (minutes); the README
 // names it. The scalar results (the slow part) are computed once per block on `threads`
 // threads; the targets then run one after another on the block.
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   const cpu::MathFn fn = cpu::fast_math(Op::EXP2, DType::Float32, DType::Float32);
   const cpu::ChainFn chain = cpu::fast_chain(DType::Float32);
   const cpu::ChainStep exp2_step{cpu::ChainOp::Exp2, nullptr};
+  const cpu::AccFn acc = cpu::fast_acc(DType::Float32);
+  const cpu::AccStep acc_steps[] = {{cpu::AccOp::LoadV, 0, 0}, {cpu::AccOp::Exp2, 0, -1}};
   const std::vector<std::string> targets = available_simd_targets();
   const size_t nm = modes.size();
   constexpr uint64_t kBlock = uint64_t{1} << 20;
@@ -67,17 +71,19 @@ int main(int argc, char** argv) {
       set_simd_target(targets[ti]);
       const auto t1 = now();
       for (size_t m = 0; m < nm; ++m) {
-        for (int path = 0; path < (modes[m] == Round::NearestEven ? 2 : 1); ++path) {
+        for (int path = 0; path < (modes[m] == Round::NearestEven ? 3 : 1); ++path) {
           for (uint64_t i = 0; i < n; i += cpu::kTile) {
             const int len = static_cast<int>(std::min<uint64_t>(cpu::kTile, n - i));
+            const void* leaf = in.data() + i;
             if (path == 0) fn(in.data() + i, got.data() + i, len, modes[m]);
-            else chain(in.data() + i, &exp2_step, 1, got.data() + i, len);
+            else if (path == 1) chain(in.data() + i, &exp2_step, 1, got.data() + i, len);
+            else acc(acc_steps, 2, &leaf, nullptr, got.data() + i, len);
           }
           for (uint64_t i = 0; i < n; ++i) {
             if (got[i] == want[m * kBlock + i]) continue;
             if (++mismatches <= 20)
               std::printf("MISMATCH %s %s %s x=0x%08x kernel=0x%08x scalar=0x%08x\n", targets[ti].c_str(),
-                          std::string(round_name(modes[m])).c_str(), path ? "chain" : "tile", in[i], got[i],
+                          std::string(round_name(modes[m])).c_str(), path == 2 ? "acc" : path ? "chain" : "tile", in[i], got[i],
                           want[m * kBlock + i]);
           }
         }

@@ -9,6 +9,8 @@
 // five dtypes, rounding modes; and stacks that are not runs (padding, rows across a carry).
 #include <gtest/gtest.h>
 
+#include "cpu/gemm_direct.h"
+#include "cpu/matmul_plan.h"
 #include "cpu/operand_copy.h"
 #include "cpu/view_runs.h"
 #include "harness.h"
@@ -53,6 +55,42 @@ TEST(CpuBackend, DenseOperandRuns) {
     });
     EXPECT_GE(cpu::dense_copy_hits() - before, g_runs - runs - 1) << tag << ": a run did not find its runs";
   }
+}
+
+// Attention's values (p @ v, v a slice of qkv reshaped into heads) are copied with the head's
+// columns last (matmul_plan.cpp, dense_order): runs of hd adjacent elements, and with hd = 16 (a
+// whole number of vectors on every target) B's rows are read in place (gemm_direct.cpp); with
+// hd = 24 the packed kernel reads the same copy. NaN, infinities, signed zeros and subnormals,
+// two rounding modes. Not reordered: q @ k^T (k's last moving axis already steps by one) and
+// padded heads.
+TEST(CpuBackend, DenseOperandValuesColumnsLast) {
+  for (DType d : {DType::Float32, DType::Float64})
+    for (Round r : {Round::NearestEven, Round::Up})
+      for (int64_t hd : {16, 24}) {
+        const std::string tag = std::string(dtype_name(d)) + " " + std::string(round_name(r)) + " hd " +
+                                std::to_string(hd);
+        const int64_t reordered = cpu::matmul_reordered_copies(), direct = cpu::gemm_direct_runs();
+        const int runs = g_runs;
+        check("attention values " + tag, [&] {
+          RoundingScope scope(r);
+          Tensor qkv = near_one_tensor(d, {40, 3, 3 * 2 * hd}, 41 + static_cast<uint64_t>(hd), true);
+          Tensor p = near_one_tensor(d, {3 * 2, 40, 40}, 42, true);
+          return p.matmul(heads_of(qkv, 2, 2));
+        });
+        EXPECT_GE(cpu::matmul_reordered_copies() - reordered, g_runs - runs) << tag << ": values not reordered";
+        if (hd == 16) {
+          EXPECT_GE(cpu::gemm_direct_runs() - direct, g_runs - runs) << tag << ": values not read in place";
+        }
+      }
+  const int64_t before = cpu::matmul_reordered_copies();
+  check("scores and padded values, not reordered", [] {
+    Tensor qkv = copy_operand(DType::Float32, {40, 3, 96}, 43);
+    Tensor q = heads_of(qkv, 0, 2), k = heads_of(qkv, 1, 2);
+    Tensor v = heads_of(qkv.pad({{1, 1}, {0, 0}, {0, 0}}), 2, 2);
+    Tensor p = q.matmul(k.permute({0, 2, 1})).realize();
+    return p.pad({{0, 0}, {0, 0}, {1, 1}}).matmul(v);
+  });
+  EXPECT_EQ(cpu::matmul_reordered_copies(), before) << "a copy was reordered";
 }
 
 TEST(CpuBackend, DenseOperandIrregular) {
