@@ -334,8 +334,11 @@ void PackAPanel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T*
       }
       if (!adj) {
 #if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+        // Only where k's runs of adjacent elements are shorter than 4 (conv2d's windows of three):
+        // longer ones (the weight gradient's output rows) go through PackARows' transposes.
+        const int64_t* kA = g.kA + k0;
         if constexpr (MR >= 6) {
-          if (PackASpan<MR>(rows, g.kA + k0, kc, dst)) return;
+          if (kc >= 4 && kA[3] != kA[0] + 3 && PackASpan<MR>(rows, kA, kc, dst)) return;
         }
 #endif
         int64_t runs = 0;
