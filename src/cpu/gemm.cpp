@@ -260,6 +260,7 @@ struct SpanSegment {
   __m512i idx;
   __mmask16 lo, hi, lanes;  // the span's lanes in the first and second 16; the panel's lanes
   int64_t first;            // rows[r0] - rows[0]
+  int64_t second;           // where the second load starts: 16 on, or 0 (nothing read) for a short span
 };
 
 inline bool FindSegment(const float* const* rows, int r0, int r1, SpanSegment* s) {
@@ -276,11 +277,12 @@ inline bool FindSegment(const float* const* rows, int r0, int r1, SpanSegment* s
   s->hi = static_cast<__mmask16>((1u << std::max<int64_t>(span - 16, 0)) - 1);
   s->lanes = static_cast<__mmask16>(((1u << r1) - 1) & ~((1u << r0) - 1));
   s->first = rows[r0] - rows[0];
+  s->second = span > 16 ? 16 : 0;  // no address past the span is formed
   return true;
 }
 
 inline __m512 LoadSegment(const SpanSegment& s, const float* p) {
-  return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(s.lo, p + s.first), s.idx, _mm512_maskz_loadu_ps(s.hi, p + s.first + 16));
+  return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(s.lo, p + s.first), s.idx, _mm512_maskz_loadu_ps(s.hi, p + s.first + s.second));
 }
 
 // A panel of MR float32 rows in at most two groups, each within 32 elements of its first row
