@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include "cpu/threads.h"
 
@@ -90,6 +91,16 @@ Epilogue::Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept) : out_
                    splat_[l].data());
     }
   }
+  // Adds and a ReLU (conv2d's bias, a residual): a run at a time in registers (epilogue_rows.h).
+  std::vector<LeafRead> reads(L, LeafRead::kOther);
+  std::vector<const void*> scalar(L, nullptr);
+  for (size_t l = 0; l < L; ++l) {
+    if (static_cast<int>(l) == self_) reads[l] = LeafRead::kSelf;
+    else if (!splat_[l].empty()) reads[l] = LeafRead::kScalar, scalar[l] = splat_[l].data();
+    else if (contiguous_[l]) reads[l] = LeafRead::kStream;
+    else if (run_[l] > 1) reads[l] = LeafRead::kRunScalar;
+  }
+  has_rows_ = match_row_epilogue(*prog_, reads, scalar, &rows_);
 }
 
 Epilogue::~Epilogue() = default;
@@ -170,6 +181,32 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
   if (r != C + p * osz) std::memcpy(C + p * osz, r, static_cast<size_t>(n) * osz);
 }
 
+bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
+  const void* src[RowEpilogue::kMaxAdds];
+  bool stream[RowEpilogue::kMaxAdds];
+  Coords coords(out_.shape.size());
+  bool found = false;  // coords hold p's coordinates
+  for (int a = 0; a < rows_.adds; ++a) {
+    const int l = rows_.leaf[a];
+    const Node* leaf = prog_->leaves[l];
+    const size_t sz = size_[l];
+    stream[a] = contiguous_[l] && splat_[l].empty();
+    if (!splat_[l].empty()) {
+      src[a] = splat_[l].data();
+    } else if (stream[a]) {
+      src[a] = leaf->buffer->bytes() + p * static_cast<int64_t>(sz);
+    } else {  // one element along [p, p + n), or not this way
+      if (p / run_[l] != (p + n - 1) / run_[l]) return false;
+      if (!found) unravel(out_.shape, p, coords.data());
+      found = true;
+      src[a] = leaf->buffer->bytes() + maps_[l]->index(coords.data()) * static_cast<int64_t>(sz);
+    }
+  }
+  const void* z = rows_.relu ? splat_[rows_.zero].data() : nullptr;
+  run_row_epilogue(rows_, C + p * static_cast<int64_t>(itemsize(out_.dtype)), n, src, stream, z);
+  return true;
+}
+
 void Epilogue::run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const {
   for (int64_t i = 0; i < n; i += kTile) tile(C, p + i, static_cast<int>(std::min<int64_t>(kTile, n - i)), ev);
 }
@@ -181,7 +218,8 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   const int64_t* rowC = g.rowC + t.i0;
   const int64_t* colC = g.colC + t.j0;
   const int64_t base = g.batchC[t.b];  // positions are the output's, for the other leaves
-  TileEval ev(*prog_);
+  std::optional<TileEval> ev;  // built only if a run needs the tile interpreter
+  bool rows = false;
   // Runs of positions adjacent in the output: along each row when the columns are adjacent (a
   // row-major product, or conv2d's planes computed transposed), else along each column when
   // the rows are (conv2d's positions by channels).
@@ -201,7 +239,16 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   }
   const int64_t* other = along_rows ? rowC : colC;
   for (int64_t i = 0; i < across; ++i)
-    for (size_t k = 0; k < runs.size(); k += 2) run(C, base + other[i] + along[runs[k]], runs[k + 1], ev);
+    for (size_t k = 0; k < runs.size(); k += 2) {
+      const int64_t p = base + other[i] + along[runs[k]], n = runs[k + 1];
+      if (has_rows_ && run_rows(C, p, n)) {
+        rows = true;
+        continue;
+      }
+      if (!ev) ev.emplace(*prog_);
+      run(C, p, n, *ev);
+    }
+  if (rows) count_row_epilogue_task();
   if (t_row_in_place) g_rows_in_place.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "cpu/epilogue_rows.h"
 #include "cpu/gemm.h"
 #include "cpu/kernel.h"
 
@@ -30,6 +31,8 @@ class Epilogue {
 
  private:
   void run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const;
+  // Positions [p, p + n) by the row epilogue (rows_), if every run-scalar leaf is one element there.
+  bool run_rows(uint8_t* C, int64_t p, int64_t n) const;
   void tile(uint8_t* C, int64_t p, int n, TileEval& ev) const;
 
   Node& out_;
@@ -41,6 +44,8 @@ class Epilogue {
   std::vector<int64_t> run_;                     // affine leaves: positions per element read
   std::vector<std::vector<uint64_t>> splat_;     // leaves that read one element everywhere
   std::vector<size_t> size_;                     // each leaf's element size (asked once, not per tile)
+  bool has_rows_ = false;                        // the program is adds and a ReLU (epilogue_rows.h)
+  RowEpilogue rows_;
 };
 
 // The matmul of REDUCE `reduce` (as try_matmul takes it, with its movement `chain`) with the

@@ -19,6 +19,7 @@
 
 namespace maroon::cpu {
 std::atomic<int64_t>& direct_task_count();  // shared by every target's kernel (defined below)
+std::atomic<int64_t>& span_a_panel_count();
 }  // namespace maroon::cpu
 
 HWY_BEFORE_NAMESPACE();
@@ -252,6 +253,71 @@ int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* ds
 }
 #endif
 
+#if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+// Rows [r0, r1) of a panel that lie within 32 elements after the first (offsets from it in idx,
+// lanes r0..r1 of the vector that PackASpan stores).
+struct SpanSegment {
+  __m512i idx;
+  __mmask16 lo, hi, lanes;  // the span's lanes in the first and second 16; the panel's lanes
+  int64_t first;            // rows[r0] - rows[0]
+  int64_t second;           // where the second load starts: 16 on, or 0 (nothing read) for a short span
+};
+
+inline bool FindSegment(const float* const* rows, int r0, int r1, SpanSegment* s) {
+  alignas(64) int32_t idx[16] = {};
+  int64_t span = 1;
+  for (int r = r0; r < r1; ++r) {
+    const int64_t o = rows[r] - rows[r0];
+    if (o < 0 || o >= 32) return false;
+    idx[r] = static_cast<int32_t>(o);
+    span = std::max(span, o + 1);
+  }
+  s->idx = _mm512_load_si512(idx);
+  s->lo = static_cast<__mmask16>((1u << std::min<int64_t>(span, 16)) - 1);
+  s->hi = static_cast<__mmask16>((1u << std::max<int64_t>(span - 16, 0)) - 1);
+  s->lanes = static_cast<__mmask16>(((1u << r1) - 1) & ~((1u << r0) - 1));
+  s->first = rows[r0] - rows[0];
+  s->second = span > 16 ? 16 : 0;  // no address past the span is formed
+  return true;
+}
+
+inline __m512 LoadSegment(const SpanSegment& s, const float* p) {
+  return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(s.lo, p + s.first), s.idx, _mm512_maskz_loadu_ps(s.hi, p + s.first + s.second));
+}
+
+// A panel of MR float32 rows in at most two groups, each within 32 elements of its first row
+// (conv2d's im2col rows when the product is not computed transposed: output positions along a
+// row, 2 apart for a stride-2 conv, and those of the next row), one k at a time: the elements of
+// k are rows[r][kA[k]], so two masked loads of each group's span and a lane permute give the
+// panel's row k ([k][MR]), stored through a mask. Element by element (PackARows' loop, for runs
+// of k shorter than 4: a 3x3 window's rows of three) this packing was 38% of a 16->32 stride-2
+// conv's time. Masked lanes are not read, and every lane read lies between two elements of the
+// panel's rows. A copy either way, so the same bits. False (nothing written) if the rows are not
+// so.
+template <int MR>
+bool PackASpan(const float* const* rows, const int64_t* kA, int kc, float* dst) {
+  static_assert(MR <= 16, "one vector of lanes per k");
+  SpanSegment a, b;
+  int split = MR;  // the second group's first row, if any
+  if (!FindSegment(rows, 0, MR, &a)) {
+    for (split = 1; split < MR && rows[split] - rows[0] >= 0 && rows[split] - rows[0] < 32;) ++split;
+    if (!FindSegment(rows, 0, split, &a) || !FindSegment(rows, split, MR, &b)) return false;
+  }
+  const __mmask16 out = static_cast<__mmask16>((1u << MR) - 1);
+  const float* const base = rows[0];
+  if (split == MR) {
+    for (int k = 0; k < kc; ++k) _mm512_mask_storeu_ps(dst + k * MR, out, LoadSegment(a, base + kA[k]));
+  } else {
+    for (int k = 0; k < kc; ++k) {
+      const float* p = base + kA[k];
+      _mm512_mask_storeu_ps(dst + k * MR, out, _mm512_mask_mov_ps(LoadSegment(a, p), b.lanes, LoadSegment(b, p)));
+    }
+  }
+  span_a_panel_count().fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+#endif
+
 // pack_a_panel, with full panels of four (AVX2's tile), six or twelve float32 rows that are not
 // all adjacent (PackARows) transposed in registers on x86 with AVX2 or better. Element by element it was 6%
 // of a 128x512 @ 512x512 product (six whole rows), and 9% of the CPU samples of a CNN training
@@ -269,6 +335,14 @@ void PackAPanel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T*
         adj = adj && rows[r] == rows[0] + r;
       }
       if (!adj) {
+#if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+        // Only where k's runs of adjacent elements are shorter than 4 (conv2d's windows of three):
+        // longer ones (the weight gradient's output rows) go through PackARows' transposes.
+        const int64_t* kA = g.kA + k0;
+        if constexpr (MR >= 6) {
+          if (kc >= 4 && kA[3] != kA[0] + 3 && PackASpan<MR>(rows, kA, kc, dst)) return;
+        }
+#endif
         int64_t runs = 0;
         const int64_t blocks = PackARows<MR>(rows, g.kA + k0, kc, dst, &runs);
         if (blocks == 0) g_row_a_panels.fetch_add(1, std::memory_order_relaxed);  // no run of 8 k
@@ -498,6 +572,11 @@ std::atomic<int64_t>& direct_task_count() {
   return n;
 }
 int64_t gemm_direct_tasks() { return direct_task_count().load(std::memory_order_relaxed); }
+std::atomic<int64_t>& span_a_panel_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_span_a_panels() { return span_a_panel_count().load(std::memory_order_relaxed); }
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, bp, task);
   else HWY_DYNAMIC_DISPATCH(BlockF64)(g, bp, task);

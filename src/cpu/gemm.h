@@ -101,6 +101,9 @@ int64_t gemm_row_a_panels();
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
 // How many products narrower than 16 columns try_matmul computed transposed (for the harness).
 int64_t matmul_narrow_transposes();
+// How many A panels of float32 rows within 32 elements of their first were packed a k at a time
+// by a lane permute (AVX-512 only: conv2d's im2col rows, not computed transposed).
+int64_t gemm_span_a_panels();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
 

@@ -12,5 +12,7 @@ namespace maroon::cpu {
 bool try_pad_copy(Node& out, const Program& prog);
 // How many kernels try_pad_copy has computed (for tests: that a case took the path).
 int64_t pad_copies();
+// How many of those wrote image planes (three or more axes, the last contiguous) a row at a time.
+int64_t pad_plane_copies();
 
 }  // namespace maroon::cpu

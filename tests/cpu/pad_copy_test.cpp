@@ -43,6 +43,26 @@ TEST(CpuPadCopy, SameBitsAsTheReference) {
   }
 }
 
+// Image planes (three or more axes, the last contiguous) are written a row at a time: borders of
+// one, two and more elements, rows of every length around a vector's, pads on the plane's rows
+// only or its columns only, planes without a valid row, NaN payloads and the other specials.
+TEST(CpuPadCopy, PlanesRowByRow) {
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string dn(dtype_name(d));
+    auto plane = [&](const std::string& what, Shape s, Pairs p, uint64_t seed) {
+      check_path(dn + " " + what, [=] { return times_one(random_bits_tensor(s, d, seed).pad(p)); },
+                 [] { return cpu::pad_plane_copies(); }, "write planes row by row");
+    };
+    plane("3x3 conv's", {3, 4, 6, 8}, {{0, 0}, {0, 0}, {1, 1}, {1, 1}}, 40);
+    plane("wide borders", {2, 3, 5, 17}, {{0, 0}, {0, 0}, {2, 3}, {3, 2}}, 41);
+    plane("columns only", {2, 2, 4, 33}, {{0, 0}, {0, 0}, {0, 0}, {2, 1}}, 42);
+    plane("rows only", {5, 3, 16}, {{0, 0}, {1, 2}, {0, 0}}, 43);
+    check_path(dn + " shrink then pad", [=] {
+      return times_one(random_bits_tensor({2, 2, 5, 8}, d, 44).shrink({{0, 2}, {0, 2}, {1, 5}, {1, 6}}).pad({{0, 0}, {0, 0}, {1, 1}, {2, 0}}));
+    }, [] { return cpu::pad_plane_copies(); }, "write planes row by row");
+  }
+}
+
 // Alike but not a pad times 1: times 2, times -1, an unpadded view, float16, a second op.
 TEST(CpuPadCopy, OtherKernelsDoNotTakeIt) {
   const Pairs p{{0, 0}, {1, 1}, {1, 1}};

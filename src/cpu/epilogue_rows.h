@@ -1,0 +1,43 @@
+// A matmul epilogue of adds and an optional ReLU (conv2d's bias, a residual, ReLU: every conv of
+// the ONNX CNN and ResNet) run over a run of the output in registers, instead of a tile at a time
+// through the tile interpreter (epilogue.cpp). Same instructions in the same order, each rounded
+// to nearest as the program says, so the same bits.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "cpu/kernel.h"
+
+namespace maroon::cpu {
+
+// The program t = self + x1 (+ x2 ...), then, with relu, WHERE(CMPLT(0, t), t, z).
+struct RowEpilogue {
+  static constexpr int kMaxAdds = 3;
+  DType dtype = DType::Float32;
+  int adds = 0;
+  int leaf[kMaxAdds] = {};  // each add's other operand, a leaf of the program
+  bool relu = false;
+  int zero = -1;            // relu: the leaf WHERE takes where t is not above zero
+};
+
+// How each leaf of an epilogue's program reads the output's positions.
+enum class LeafRead : uint8_t { kOther, kSelf, kScalar, kRunScalar, kStream };
+
+// Whether prog is such a program over leaves read as `reads` says (the product kSelf; kScalar:
+// one element everywhere, at scalar[l]; kRunScalar: one element along a run; kStream: the
+// output's layout), float32 or float64, every add rounded to nearest, CMPLT's 0 either zero;
+// fills *e.
+bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
+                        const std::vector<const void*>& scalar, RowEpilogue* e);
+
+// c[i] = the program at n positions from c's: src[a] is add a's operand (n elements, or the one
+// element where `stream[a]` is false), z the value a ReLU writes where t is not above 0. The
+// caller's hardware rounding mode is round to nearest.
+void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* const* src, const bool* stream,
+                      const void* z);
+
+// How many epilogue tasks have run a row of it this way (for the harness).
+int64_t row_epilogue_tasks();
+void count_row_epilogue_task();
+
+}  // namespace maroon::cpu

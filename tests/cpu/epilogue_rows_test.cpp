@@ -1,0 +1,101 @@
+// Row epilogues (src/cpu/epilogue_rows.cpp): a matmul's bias, residual and ReLU run a row at a
+// time in registers. Against the reference executor, bit for bit, on every SIMD target and 1-3
+// threads, each CPU run checked to have taken the path: conv2d + bias (+ residual), ReLU, on
+// images whose rows are not whole vectors, computed transposed (wide images) and not (narrow
+// ones); a bias alone (NaN sums made canonical, bias NaNs with payloads); a product with a bias
+// per row; float32 and float64 with NaN, infinities, signed zeros (sums of +-0 that ReLU maps to
+// +0) and subnormals. Programs it must leave to the tile interpreter: an add rounded upward,
+// ReLU as MAXIMUM, a scale.
+#include <gtest/gtest.h>
+
+#include "cpu/epilogue.h"
+#include "cpu/epilogue_rows.h"
+#include "harness.h"
+#include "maroon/primitives.h"
+
+namespace maroon::test {
+namespace {
+
+// A bias of n values near 1 whose first ones are NaNs with payloads (quiet and signaling, either
+// sign), +-0, +-inf and subnormals.
+Tensor special_bias(DType d, int64_t n, uint64_t seed) {
+  const bool f32 = d == DType::Float32;
+  Gen g(seed);
+  std::vector<uint64_t> v = near_one(g, static_cast<size_t>(n), f32 ? sf::kF32 : sf::kF64);
+  const std::vector<uint64_t> sp =
+      f32 ? std::vector<uint64_t>{0x7FA00001u, 0xFFC12345u, 0x7FC00000u, 0x80000000u, 0u, 0x7F800000u, 0xFF800000u, 0x80000003u}
+          : std::vector<uint64_t>{0x7FF4000000000001ull, 0xFFF8000000012345ull, 0x7FF8000000000000ull, 0x8000000000000000ull,
+                                  0ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x8000000000000003ull};
+  for (size_t i = 0; i < sp.size() && i < v.size(); ++i) v[i] = sp[i];
+  return tensor_of_bits(v, {n}, d);
+}
+
+void check_rows(const std::string& what, const std::function<Tensor()>& build) {
+  check_path(what, build, [] { return cpu::row_epilogue_tasks(); }, "run the row epilogue");
+}
+
+void check_not_rows(const std::string& what, const std::function<Tensor()>& build) {
+  const int64_t epi = cpu::matmul_epilogue_runs(), before = cpu::row_epilogue_tasks();
+  check(what, build);
+  EXPECT_GT(cpu::matmul_epilogue_runs(), epi) << what << ": no epilogue ran";
+  EXPECT_EQ(cpu::row_epilogue_tasks(), before) << what << ": took the row epilogue";
+}
+
+TEST(CpuEpilogueRows, ConvBiasResidualReluBitExact) {
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string dn(dtype_name(d));
+    for (int64_t width : {21, 6}) {  // transposed (rows of 21 positions) and not (runs of 6 channels' positions)
+      const std::string tag = dn + " on 5x" + std::to_string(width);
+      // Operands without specials (a NaN or infinity among a conv's 27 terms would make most sums
+      // NaN, hiding the bias's); one case with them.
+      auto x = [=](uint64_t seed) { return near_one_tensor(d, {2, 3, 5, width}, seed); };
+      auto w = [=](uint64_t seed) { return near_one_tensor(d, {16, 3, 3, 3}, seed); };
+      check_rows("conv2d of specials + bias, relu " + tag, [=] {
+        return near_one_tensor(d, {2, 3, 5, width}, 15, true)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 16, true), special_bias(d, 16, 17), 1, {1}, {1}, {1})
+            .relu();
+      });
+      check_rows("conv2d + bias, relu " + tag, [=] {
+        return x(1).conv2d(w(2), special_bias(d, 16, 3), 1, {1}, {1}, {1}).relu();
+      });
+      check_rows("conv2d + bias + residual, relu " + tag, [=] {
+        Tensor res = near_one_tensor(d, {2, 16, 5, width}, 6, true);
+        return x(4).conv2d(w(5), near_one_tensor(d, {16}, 7, true), 1, {1}, {1}, {1}).add(res).relu();
+      });
+      check_rows("conv2d + bias with NaN payloads " + tag, [=] {  // the sum's NaN made canonical
+        return x(8).conv2d(w(9), special_bias(d, 16, 10), 1, {1}, {1}, {1});
+      });
+      check_rows("conv2d + bias with NaN payloads, relu " + tag, [=] {
+        return x(8).conv2d(w(9), special_bias(d, 16, 14), 1, {1}, {1}, {1}).relu();
+      });
+      check_rows("conv2d + residual, relu, no bias " + tag, [=] {
+        Tensor res = random_bits_tensor({2, 16, 3, width - 2}, d, 13);
+        return x(11).conv2d(w(12)).add(res).relu();
+      });
+    }
+    check_rows(dn + " matmul + bias per row, relu", [=] {
+      Tensor b = near_one_tensor(d, {40, 1}, 22, true);
+      return prim::add(near_one_tensor(d, {40, 50}, 20).matmul(near_one_tensor(d, {50, 70}, 21)),
+                       b.expand({40, 70}))
+          .relu();
+    });
+  }
+}
+
+TEST(CpuEpilogueRows, OtherChainsKeepTheTileInterpreter) {
+  const DType d = DType::Float32;
+  auto conv = [=] {
+    return near_one_tensor(d, {2, 3, 5, 21}, 30, true).conv2d(near_one_tensor(d, {16, 3, 3, 3}, 31, true));
+  };
+  auto bias = [=] { return near_one_tensor(d, {16}, 32, true).reshape({1, 16, 1, 1}); };
+  check_not_rows("bias rounded upward", [=] {
+    Tensor c = conv(), b = bias();
+    RoundingScope up(Round::Up);
+    return c.add(b);
+  });
+  check_not_rows("relu as maximum", [=] { return prim::maximum(conv().add(bias()), 0.0); });
+  check_not_rows("a scale", [=] { return prim::mul(conv(), 0.5); });
+}
+
+}  // namespace
+}  // namespace maroon::test
