@@ -173,6 +173,7 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   if (chain == mc.chain.end()) {
     if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }) &&
         !prof.timed(&n, "window", [&] { return try_window_reduce(n); }) &&
+        !prof.timed(&n, "count", [&] { return try_count_reduce(n); }) &&
         !prof.timed(&n, "select", [&] { return try_select_reduce(n); }))
       prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
     return;
@@ -247,8 +248,49 @@ NodeMap<const Node*> shared_sinks(const std::vector<Node*>& order, const Consume
   return shared;
 }
 
+// A compare cast to float whose readers all take it fused: elementwise kernels and window sums
+// that try_count_reduce counts (max-pool's gradient's mask, (x == max).cast(float), read by the
+// count of maxima and by the scaled gradient). Written out, it was a pass over the windows and
+// a buffer of their size (26 MB for the CNN's first pool at batch 512) read back twice; each
+// reader recomputes it instead, from the compare's operands. The candidates, found before the
+// walk: recomputed_mask() below also asks that the compare's operands be realized by then.
+bool counts_window(const Node& r) {
+  if (r.op != Op::REDUCE || r.arg.reduce_op != ReduceOp::ADD || r.arg.ints.empty()) return false;
+  const Shape& s = r.src[0]->shape;
+  int64_t w = 1;
+  for (size_t k = 0; k < r.arg.ints.size(); ++k) {
+    if (r.arg.ints[k] != static_cast<int64_t>(s.size() - r.arg.ints.size() + k)) return false;
+    w *= s[static_cast<size_t>(r.arg.ints[k])];
+  }
+  return w >= 1 && w <= 64;
+}
+NodeSet mask_candidates(const std::vector<Node*>& order, const MatmulChains& mc) {
+  NodeSet cand, blocked;
+  for (Node* r : order)
+    for (const NodePtr& s : r->src) {
+      const Node* n = s.get();
+      const bool mask = n->op == Op::CAST && (n->dtype == DType::Float32 || n->dtype == DType::Float64) &&
+                        (n->src[0]->op == Op::CMPEQ || n->src[0]->op == Op::CMPNE || n->src[0]->op == Op::CMPLT);
+      if (!mask) continue;
+      const bool fused_reader = (is_elementwise(*r) && !mc.deferred.count(r)) || counts_window(*r);
+      (fused_reader ? cand : blocked).insert(n);
+    }
+  NodeSet out;
+  for (Node* n : order)
+    if (cand.contains(n) && !blocked.contains(n)) out.insert(n);
+  return out;
+}
+bool recomputed_mask(const Node* n, const Consumers& c, const NodeSet& masks) {
+  if (!masks.contains(n)) return false;
+  const Node* cmp = n->src[0].get();
+  if (cmp->realized || c.at(cmp).refs != 1 || c.at(cmp).use_count > c.at(cmp).refs) return false;
+  for (const NodePtr& s : cmp->src)
+    if (!s->realized) return false;
+  return true;
+}
+
 bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, NodeMap<int>& fused_ops,
-                          const NodeMap<const Node*>& shared) {
+                          const NodeMap<const Node*>& shared, const NodeSet& masks) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
   int ops = 1;  // ops in the kernel n would be part of
@@ -256,7 +298,8 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
     if (const int* f = fused_ops.find(s.get())) ops += *f;
   const Consumers::Info i = c.at(n);
   bool fuse = n != c.root && i.other == 0 && i.use_count <= i.refs &&
-              i.fusable == i.refs && (i.refs == 1 || one_op || shared.contains(n)) && ops < kMaxFusedOps;
+              i.fusable == i.refs && (i.refs == 1 || one_op || shared.contains(n) || recomputed_mask(n, c, masks)) &&
+              ops < kMaxFusedOps;
   if (fuse) fused_ops[n] = ops;
   if (prof.on() && !fuse && n != c.root)
     std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
@@ -497,6 +540,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
   marked.reserve(order.size());
   NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
   const NodeMap<const Node*> shared = shared_sinks(order, consumers);
+  const NodeSet masks = mask_candidates(order, p.impl_->chains);
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
   NodeMap<KernelStep> kernels;  // elementwise steps a later kernel may take over (find_outputs)
   for (Node* n : order) {
@@ -506,7 +550,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
-    else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared)) a = Action::Skip;
+    else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared, masks)) a = Action::Skip;
     else a = Action::Elementwise;
     EpilogueSite site;
     Node* absorbed = nullptr;
