@@ -248,6 +248,37 @@ NodeMap<const Node*> shared_sinks(const std::vector<Node*>& order, const Consume
   return shared;
 }
 
+// The operand a WHERE selects everywhere, when its condition is a constant seen through movement
+// ops that keep every position (no PAD but of zero widths): src[1] for true, src[2] for false;
+// else null. pad_constant's mask with nothing to pad is one (max_pool2d pads with -inf, tinygrad's
+// recipe, by `mask.where(x, -inf)`; its gradient is `mask.where(g, 0)`). WHERE copies the chosen
+// operand's bits, so that operand's buffer, seen through its view, holds exactly the result.
+const Node* constant_select(const Node& n) {
+  if (n.op != Op::WHERE) return nullptr;
+  const Node* c = n.src[0].get();
+  while (op_info(c->op).kind == OpKind::Movement) {
+    if (c->op == Op::PAD)
+      for (const auto& [b, e] : c->arg.pairs)
+        if (b != 0 || e != 0) return nullptr;
+    c = c->src[0].get();
+  }
+  if (c->op != Op::CONST || c->dtype != DType::Bool) return nullptr;
+  const Node* v = (c->arg.bits & 1) ? n.src[1].get() : n.src[2].get();
+  return v->dtype == n.dtype && v->shape == n.shape ? v : nullptr;
+}
+
+std::atomic<int64_t> g_alias_runs{0};
+
+// A WHERE of a constant condition whose chosen operand is realized: no kernel, the node takes
+// that operand's buffer and view (as a movement node takes its source's). Written out it was a
+// pass over the tensor and a buffer of its size (26 MB for the CNN's first pool's gradient).
+void alias_selected(Node& n) {
+  const Node* v = constant_select(n);
+  n.buffer = v->buffer;
+  n.view = v->view;
+  g_alias_runs.fetch_add(1, std::memory_order_relaxed);
+}
+
 // A compare cast to float whose readers all take it fused: elementwise kernels and window sums
 // that try_count_reduce counts (max-pool's gradient's mask, (x == max).cast(float), read by the
 // count of maxima and by the scaled gradient). Written out, it was a pass over the windows and
@@ -389,7 +420,7 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
 // the graph (consumer counts, handles, which sources end up materialized) and not on the data,
 // so a captured step (core/jit.cpp) replays them without deciding again.
 struct Plan::Impl {
-  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue };
+  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue, Alias };
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
@@ -551,6 +582,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
     else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared, masks)) a = Action::Skip;
+    else if (const Node* v = constant_select(*n); v && v->realized && n != consumers.root) a = Action::Alias;
     else a = Action::Elementwise;
     EpilogueSite site;
     Node* absorbed = nullptr;
@@ -707,6 +739,7 @@ void execute(const Plan& p) {
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: run_ref(*n, k); break;
+      case Action::Alias: alias_selected(*n); break;
       case Action::Elementwise: {
         const std::vector<Node*>& also = outputs_of(*p.impl_, n);
         prof.timed(n, also.empty() ? "elementwise" : "multi-out", [&] { run_kept_elementwise(*n, k, also); return true; });
@@ -726,5 +759,7 @@ void execute(const Plan& p) {
 void run(const std::vector<Node*>& order) { execute(plan(order)); }
 
 int64_t plan_kept_reuses() { return g_kept_reuses.load(std::memory_order_relaxed); }
+
+int64_t constant_select_runs() { return g_alias_runs.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

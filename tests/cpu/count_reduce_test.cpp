@@ -7,6 +7,7 @@
 // zeros, subnormals) and of values that tie often.
 #include <gtest/gtest.h>
 
+#include "cpu/cpu.h"
 #include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -100,6 +101,41 @@ TEST(CpuCountReduce, MaxPoolGradientCountsItsMaxima) {
         (y * near_one_tensor(d, y.shape(), 41)).sum().backward();
         return *x.grad();
       }, cpu::count_reduce_runs, "take try_count_reduce", all_targets());
+    }
+}
+
+}  // namespace
+}  // namespace maroon::test
+
+namespace maroon::test {
+namespace {
+
+// WHERE of a constant condition (max_pool2d's `mask.where(x, -inf)` with nothing to pad, and its
+// gradient `mask.where(g, 0)`) whose chosen operand is realized: the node takes that operand's
+// buffer and view, no kernel (plan.cpp: constant_select). A handle keeps the WHERE alive while a
+// sum and a product read it, so that it is written out rather than fused (as the CNN's gradient
+// is: backward() keeps it as a tensor's .grad). Conditions true and false, through a zero PAD,
+// operands permuted; a PAD of nonzero widths must not be taken for a constant.
+TEST(CpuCountReduce, ConstantSelectTakesItsOperandsBuffer) {
+  for (DType d : {DType::Float32, DType::Float64})
+    for (int kind = 0; kind < 4; ++kind) {
+      const char* names[] = {"true", "false", "true through a zero pad, permuted operand", "padded mask"};
+      const std::string what = std::string("where(") + names[kind] + ") " + std::string(dtype_name(d));
+      auto build = [&] {
+        Tensor a = near_one_tensor(d, {6, 5, 4}, 43, true), b = near_one_tensor(d, {6, 5, 4}, 47, true);
+        Tensor cond = Tensor::full({6, 5, 4}, kind != 1, DType::Bool);
+        if (kind == 2) {
+          cond = prim::pad(Tensor::full({6, 5, 4}, true, DType::Bool), Pairs{{0, 0}, {0, 0}, {0, 0}});
+          a = prim::permute(near_one_tensor(d, {4, 6, 5}, 53, true), {1, 2, 0});
+        }
+        if (kind == 3) cond = prim::pad(Tensor::full({6, 5, 2}, true, DType::Bool), Pairs{{0, 0}, {0, 0}, {1, 1}});
+        Tensor w = prim::where(cond, a, b);
+        Tensor out = (w * prim::expand(prim::reduce(w, ReduceOp::ADD, {2}), w.shape()));
+        out.realize();  // while `w` is held
+        return out;
+      };
+      if (kind == 3) check(what, build);
+      else check_path_on(what, build, cpu::constant_select_runs, "take the chosen operand's buffer", all_targets());
     }
 }
 
