@@ -57,8 +57,5 @@ int64_t plan_cache_hits();
 // How many times execute() has used a view or program a kept plan kept from its last run (for
 // the tests: the replays took the kept path).
 int64_t plan_kept_reuses();
-// How many WHERE nodes of a constant condition execute() has given their chosen operand's buffer
-// instead of a kernel (for the tests).
-int64_t constant_select_runs();
 
 }  // namespace maroon::cpu

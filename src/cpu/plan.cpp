@@ -17,6 +17,7 @@
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
 #include "cpu/keyed_store.h"
+#include "cpu/mask_rules.h"
 #include "cpu/plan_key.h"
 #include "cpu/pool_reduce.h"
 #include "maroon/settings.h"
@@ -248,69 +249,8 @@ NodeMap<const Node*> shared_sinks(const std::vector<Node*>& order, const Consume
   return shared;
 }
 
-// The operand a WHERE selects everywhere, when its condition is a constant seen through movement
-// ops that keep every position (no PAD but of zero widths): src[1] for true, src[2] for false;
-// else null. pad_constant's mask with nothing to pad is one (max_pool2d pads with -inf, tinygrad's
-// recipe, by `mask.where(x, -inf)`; its gradient is `mask.where(g, 0)`). WHERE copies the chosen
-// operand's bits, so that operand's buffer, seen through its view, holds exactly the result.
-const Node* constant_select(const Node& n) {
-  if (n.op != Op::WHERE) return nullptr;
-  const Node* c = n.src[0].get();
-  while (op_info(c->op).kind == OpKind::Movement) {
-    if (c->op == Op::PAD)
-      for (const auto& [b, e] : c->arg.pairs)
-        if (b != 0 || e != 0) return nullptr;
-    c = c->src[0].get();
-  }
-  if (c->op != Op::CONST || c->dtype != DType::Bool) return nullptr;
-  const Node* v = (c->arg.bits & 1) ? n.src[1].get() : n.src[2].get();
-  return v->dtype == n.dtype && v->shape == n.shape ? v : nullptr;
-}
-
-std::atomic<int64_t> g_alias_runs{0};
-
-// A WHERE of a constant condition whose chosen operand is realized: no kernel, the node takes
-// that operand's buffer and view (as a movement node takes its source's). Written out it was a
-// pass over the tensor and a buffer of its size (26 MB for the CNN's first pool's gradient).
-void alias_selected(Node& n) {
-  const Node* v = constant_select(n);
-  n.buffer = v->buffer;
-  n.view = v->view;
-  g_alias_runs.fetch_add(1, std::memory_order_relaxed);
-}
-
-// A compare cast to float whose readers all take it fused: elementwise kernels and window sums
-// that try_count_reduce counts (max-pool's gradient's mask, (x == max).cast(float), read by the
-// count of maxima and by the scaled gradient). Written out, it was a pass over the windows and
-// a buffer of their size (26 MB for the CNN's first pool at batch 512) read back twice; each
-// reader recomputes it instead, from the compare's operands. The candidates, found before the
-// walk: recomputed_mask() below also asks that the compare's operands be realized by then.
-bool counts_window(const Node& r) {
-  if (r.op != Op::REDUCE || r.arg.reduce_op != ReduceOp::ADD || r.arg.ints.empty()) return false;
-  const Shape& s = r.src[0]->shape;
-  int64_t w = 1;
-  for (size_t k = 0; k < r.arg.ints.size(); ++k) {
-    if (r.arg.ints[k] != static_cast<int64_t>(s.size() - r.arg.ints.size() + k)) return false;
-    w *= s[static_cast<size_t>(r.arg.ints[k])];
-  }
-  return w >= 1 && w <= 64;
-}
-NodeSet mask_candidates(const std::vector<Node*>& order, const MatmulChains& mc) {
-  NodeSet cand, blocked;
-  for (Node* r : order)
-    for (const NodePtr& s : r->src) {
-      const Node* n = s.get();
-      const bool mask = n->op == Op::CAST && (n->dtype == DType::Float32 || n->dtype == DType::Float64) &&
-                        (n->src[0]->op == Op::CMPEQ || n->src[0]->op == Op::CMPNE || n->src[0]->op == Op::CMPLT);
-      if (!mask) continue;
-      const bool fused_reader = (is_elementwise(*r) && !mc.deferred.count(r)) || counts_window(*r);
-      (fused_reader ? cand : blocked).insert(n);
-    }
-  NodeSet out;
-  for (Node* n : order)
-    if (cand.contains(n) && !blocked.contains(n)) out.insert(n);
-  return out;
-}
+// A mask of mask_candidates() is recomputed by its readers like one op over realized leaves,
+// once the compare under it is read by it alone and its operands are realized.
 bool recomputed_mask(const Node* n, const Consumers& c, const NodeSet& masks) {
   if (!masks.contains(n)) return false;
   const Node* cmp = n->src[0].get();
@@ -571,7 +511,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
   marked.reserve(order.size());
   NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
   const NodeMap<const Node*> shared = shared_sinks(order, consumers);
-  const NodeSet masks = mask_candidates(order, p.impl_->chains);
+  const NodeSet masks = mask_candidates(order, p.impl_->chains.deferred);
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
   NodeMap<KernelStep> kernels;  // elementwise steps a later kernel may take over (find_outputs)
   for (Node* n : order) {
@@ -759,7 +699,5 @@ void execute(const Plan& p) {
 void run(const std::vector<Node*>& order) { execute(plan(order)); }
 
 int64_t plan_kept_reuses() { return g_kept_reuses.load(std::memory_order_relaxed); }
-
-int64_t constant_select_runs() { return g_alias_runs.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

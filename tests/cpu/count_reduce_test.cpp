@@ -7,7 +7,7 @@
 // zeros, subnormals) and of values that tie often.
 #include <gtest/gtest.h>
 
-#include "cpu/cpu.h"
+#include "cpu/mask_rules.h"
 #include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
