@@ -181,6 +181,12 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
 bool try_select_reduce(Node& out);
 // How many sums try_select_reduce has computed in this process (for the harness).
 int64_t select_reduce_runs();
+// A sum over at most 64 trailing positions of a compare cast to float32 or float64 (max-pool's
+// count of maxima per window), its operands realized unmasked strided views: each output counts
+// its true compares (count_reduce.cpp says why the bits are the fold's). False if the pattern
+// differs; then nothing was computed.
+bool try_count_reduce(Node& out);
+int64_t count_reduce_runs();  // how many sums it has computed in this process (for the harness)
 // A sum (REDUCE ADD, float32 or float64) of one buffer read through a stack of padded views
 // whose leading axes are batch axes, over inner axes only (pool's gradient): the terms laid out
 // once, each batch unit adding only its real ones (view_fold.cpp). False if the pattern differs;

@@ -17,6 +17,7 @@
 #include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
 #include "cpu/keyed_store.h"
+#include "cpu/mask_rules.h"
 #include "cpu/plan_key.h"
 #include "cpu/pool_reduce.h"
 #include "maroon/settings.h"
@@ -173,6 +174,7 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   if (chain == mc.chain.end()) {
     if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }) &&
         !prof.timed(&n, "window", [&] { return try_window_reduce(n); }) &&
+        !prof.timed(&n, "count", [&] { return try_count_reduce(n); }) &&
         !prof.timed(&n, "select", [&] { return try_select_reduce(n); }))
       prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
     return;
@@ -247,8 +249,19 @@ NodeMap<const Node*> shared_sinks(const std::vector<Node*>& order, const Consume
   return shared;
 }
 
+// A mask of mask_candidates() is recomputed by its readers like one op over realized leaves,
+// once the compare under it is read by it alone and its operands are realized.
+bool recomputed_mask(const Node* n, const Consumers& c, const NodeSet& masks) {
+  if (!masks.contains(n)) return false;
+  const Node* cmp = n->src[0].get();
+  if (cmp->realized || c.at(cmp).refs != 1 || c.at(cmp).use_count > c.at(cmp).refs) return false;
+  for (const NodePtr& s : cmp->src)
+    if (!s->realized) return false;
+  return true;
+}
+
 bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, NodeMap<int>& fused_ops,
-                          const NodeMap<const Node*>& shared) {
+                          const NodeMap<const Node*>& shared, const NodeSet& masks) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
   int ops = 1;  // ops in the kernel n would be part of
@@ -256,7 +269,8 @@ bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& pro
     if (const int* f = fused_ops.find(s.get())) ops += *f;
   const Consumers::Info i = c.at(n);
   bool fuse = n != c.root && i.other == 0 && i.use_count <= i.refs &&
-              i.fusable == i.refs && (i.refs == 1 || one_op || shared.contains(n)) && ops < kMaxFusedOps;
+              i.fusable == i.refs && (i.refs == 1 || one_op || shared.contains(n) || recomputed_mask(n, c, masks)) &&
+              ops < kMaxFusedOps;
   if (fuse) fused_ops[n] = ops;
   if (prof.on() && !fuse && n != c.root)
     std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
@@ -346,7 +360,7 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
 // the graph (consumer counts, handles, which sources end up materialized) and not on the data,
 // so a captured step (core/jit.cpp) replays them without deciding again.
 struct Plan::Impl {
-  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue };
+  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue, Alias };
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
@@ -497,6 +511,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
   marked.reserve(order.size());
   NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
   const NodeMap<const Node*> shared = shared_sinks(order, consumers);
+  const NodeSet masks = mask_candidates(order, p.impl_->chains.deferred);
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
   NodeMap<KernelStep> kernels;  // elementwise steps a later kernel may take over (find_outputs)
   for (Node* n : order) {
@@ -506,7 +521,8 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
-    else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared)) a = Action::Skip;
+    else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared, masks)) a = Action::Skip;
+    else if (const Node* v = constant_select(*n); v && v->realized && n != consumers.root) a = Action::Alias;
     else a = Action::Elementwise;
     EpilogueSite site;
     Node* absorbed = nullptr;
@@ -663,6 +679,7 @@ void execute(const Plan& p) {
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: run_ref(*n, k); break;
+      case Action::Alias: alias_selected(*n); break;
       case Action::Elementwise: {
         const std::vector<Node*>& also = outputs_of(*p.impl_, n);
         prof.timed(n, also.empty() ? "elementwise" : "multi-out", [&] { run_kept_elementwise(*n, k, also); return true; });
