@@ -19,10 +19,19 @@ using cpu::GemmEdge;
 
 int64_t edge_tasks(GemmEdge k) { return cpu::gemm_edge_tasks(k); }
 
-// check(), and that every run, on every target, ran an edge kernel of that kind (a run has
+// check(), and that every run, on every target, ran an edge kernel of each of `kinds` (a run has
 // several tasks: a total over the runs would pass with one target's edges broken).
-void check_each_run(const std::string& what, const std::function<Tensor()>& build, GemmEdge kind, const char* path) {
-  check_path_on(what, build, [kind] { return edge_tasks(kind); }, path, targets_to_test());
+void check_each_run(const std::string& what, const std::function<Tensor()>& build, std::vector<GemmEdge> kinds) {
+  std::vector<int64_t> before;
+  for (GemmEdge k : kinds) before.push_back(edge_tasks(k));
+  check(what, build, [&](const std::string& target, int threads) {
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      const int64_t now = edge_tasks(kinds[i]);
+      EXPECT_GT(now, before[i]) << what << " on " << target << " with " << threads
+                                << " threads: did not run an edge kernel of kind " << static_cast<int>(kinds[i]);
+      before[i] = now;
+    }
+  });
 }
 
 std::string tag(DType d, int64_t m, int64_t k, int64_t n, Round r) {
@@ -49,8 +58,7 @@ TEST(CpuBackend, MatmulEdgeTilesTaken) {
         if (d == DType::Float64 && r != Round::NearestEven) continue;  // the reference is slow
         const std::string what = "edge tiles " + tag(d, s[0], s[1], s[2], r);
         auto build = [&] { return product(d, s[0], s[1], s[2], r, static_cast<uint64_t>(s[0] + s[2])); };
-        check_each_run(what, build, GemmEdge::kShortRows, "run a short edge kernel");
-        check_each_run(what, build, GemmEdge::kNarrowColumns, "run a narrow edge kernel");
+        check_each_run(what, build, {GemmEdge::kShortRows, GemmEdge::kNarrowColumns});
       }
 }
 
@@ -95,7 +103,7 @@ TEST(CpuBackend, ConvEdgeTilesReadBInPlace) {
           Tensor w = near_one_tensor(d, {cout, 4, 3, 3}, seed + 1), b = near_one_tensor(d, {cout}, seed + 2);
           RoundingScope scope(r);
           return x.conv2d(w, b, 1, {1}, {1}, {0}).relu();
-        }, GemmEdge::kShortRowsBInPlace, "run a short edge kernel on B in place");
+        }, {GemmEdge::kShortRowsBInPlace});
       }
 }
 
