@@ -2,7 +2,8 @@
 // src/ref sums it: acc = +0, then acc = acc + round(a[i,k] * b[k,j]) for k = 0, 1, ... in
 // order, multiply and add rounded separately (Lagoon's mmul, SoftBLAS gemm). Speed comes only
 // from doing many outputs at once: packed panels, a register tile of 6x4, 12x2 or 4x2 vectors
-// across j, and blocking over k that stores and reloads the running sums exactly.
+// across j (the last rows and columns by shorter or narrower kernels: MicroEdge), and blocking
+// over k that stores and reloads the running sums exactly.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/gemm.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -20,6 +21,7 @@
 namespace maroon::cpu {
 std::atomic<int64_t>& direct_task_count();  // shared by every target's kernel (defined below)
 std::atomic<int64_t>& span_a_panel_count();
+std::atomic<int64_t>& edge_task_count(GemmEdge kind);  // shared by every target's kernel (defined below)
 }  // namespace maroon::cpu
 
 HWY_BEFORE_NAMESPACE();
@@ -126,6 +128,79 @@ HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
+}
+
+// Edge tiles: the last rows or columns of a product that do not fill a register tile (a batch of
+// 128 rows in 6-row tiles leaves 2, a 784-column weight gradient in 64-column panels leaves 16),
+// computed by a kernel of R rows by V vectors that reads the whole tile's panels (A's [k][MR],
+// B's [k][kNV vectors]) and skips the padded rows and columns: 6 x 4 computed 24 vectors for 4 in
+// those. Each output is the same fold over k as in a whole tile, so not a bit changes. The
+// accumulators of the largest edge (12 x 4) are named; those outside R x V are discarded by
+// `if constexpr`, so R x V of them are live.
+#define MAROON_EROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define MAROON_ECOLS(Y, r) Y(r, 0) Y(r, 1) Y(r, 2) Y(r, 3)
+#define MAROON_EBCOLS(Z) Z(0) Z(1) Z(2) Z(3)
+#define MAROON_EON(r, j) if constexpr ((r) < R && (j) < V)
+#define MAROON_EDECL(r, j) [[maybe_unused]] auto c##r##j = hn::Zero(d);
+#define MAROON_ELOADC(r, j) MAROON_EON(r, j) if (!first) c##r##j = hn::LoadU(d, c[r] + (j) * L);
+#define MAROON_EBASE(j) [[maybe_unused]] const T* bb##j = bs.base[j];
+#define MAROON_ELOADB(j)                                                                                   \
+  [[maybe_unused]] auto b##j = hn::Zero(d);                                                                \
+  if constexpr ((j) < V) {                                                                                 \
+    b##j = kDirect ? hn::LoadU(d, bb##j + kb[k]) : hn::LoadU(d, bp + (k * kNV + (j)) * L);                \
+    KeepInRegister(b##j);                                                                                  \
+  }
+#define MAROON_ESTEP(r, j) MAROON_EON(r, j) c##r##j = hn::Add(c##r##j, MulBroadcast(d, a + (r), b##j));
+#define MAROON_ECANON(r, j) MAROON_EON(r, j) c##r##j = hn::IfThenElse(hn::IsNaN(c##r##j), nan, c##r##j);
+#define MAROON_ESTORE(r, j) MAROON_EON(r, j) hn::StoreU(c##r##j, d, c[r] + (j) * L);
+#define MAROON_EROW(r) MAROON_ECOLS(MAROON_EDO, r)
+// A step over k vector by vector: each B vector loaded once, then used by every row.
+#define MAROON_ECOLSTEP(j)                                                                       \
+  MAROON_ELOADB(j)                                                                               \
+  MAROON_ESTEP(0, j) MAROON_ESTEP(1, j) MAROON_ESTEP(2, j) MAROON_ESTEP(3, j) MAROON_ESTEP(4, j) \
+  MAROON_ESTEP(5, j) MAROON_ESTEP(6, j) MAROON_ESTEP(7, j) MAROON_ESTEP(8, j) MAROON_ESTEP(9, j) \
+  MAROON_ESTEP(10, j) MAROON_ESTEP(11, j)
+
+// Pins v to a register. GCC let MulBroadcast's product take the register of its B operand and
+// loaded B again for the next row (twice the loads in the 2 x 4 edge: 70% of a 6 x 4 tile's time
+// for a third of its work); a value out of an asm cannot be loaded again.
+template <class V>
+HWY_INLINE void KeepInRegister(V& v) {
+#if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && defined(__GNUC__)
+  asm("" : "+v"(v.raw));
+#else
+  (void)v;
+#endif
+}
+
+template <class T, bool kDirect, int R, int V, int MR, size_t kNV>
+HWY_NOINLINE void MicroEdge(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
+                            bool last) {
+  static_assert(R <= MR && V <= static_cast<int>(kNV) && R <= 12 && V <= 4);
+  const hn::ScalableTag<T> d;
+  const size_t L = hn::Lanes(d);
+  const T* HWY_RESTRICT bp = bs.packed;
+  [[maybe_unused]] const int64_t* HWY_RESTRICT kb = bs.kb;
+  MAROON_EBCOLS(MAROON_EBASE)
+#define MAROON_EDO MAROON_EDECL
+  MAROON_EROWS(MAROON_EROW)
+#undef MAROON_EDO
+#define MAROON_EDO MAROON_ELOADC
+  MAROON_EROWS(MAROON_EROW)
+#undef MAROON_EDO
+  for (int k = 0; k < kc; ++k) {
+    const T* a = ap + k * MR;
+    MAROON_EBCOLS(MAROON_ECOLSTEP)
+  }
+  if (last) {
+    const auto nan = hn::Set(d, CanonicalNaN<T>());
+#define MAROON_EDO MAROON_ECANON
+    MAROON_EROWS(MAROON_EROW)
+#undef MAROON_EDO
+  }
+#define MAROON_EDO MAROON_ESTORE
+  MAROON_EROWS(MAROON_EROW)
+#undef MAROON_EDO
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
@@ -395,16 +470,28 @@ void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
 
 // One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by KC (the running
 // sums are stored and reloaded exactly, so blocking changes no bit) and columns by NC. A is
-// packed once per k block and used for every column block. A whole register tile whose output
-// columns are adjacent keeps its running sums in the output itself; the rest (the edges, or an
-// output with scattered columns) in a scratch tile copied out at the end.
+// packed once per k block and used for every column block. A register tile whose output columns
+// are adjacent and whose kernel computes only rows and columns of the output keeps its running
+// sums in the output itself; the rest (edges past the output, or an output with scattered
+// columns) in a scratch tile copied out at the end.
 template <class T>
 using MicroFn = void (*)(const T*, const BSource<T>&, int, T* const*, bool, bool);
 
-template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect>
+// A tile's kernel and the rows and vectors it computes (an edge kernel's fewer than the tile's).
+template <class T>
+struct TileKernel {
+  MicroFn<T> fn;
+  int rows, vecs;
+};
+// The kernel for an edge tile of `rows` rows and `vecs` vectors of the product (fewer than the
+// tile's of either); direct: B read in place (whole panels only, so vecs is the tile's).
+template <class T>
+using EdgeFn = TileKernel<T> (*)(int64_t rows, int64_t vecs, bool direct);
+
+template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect, EdgeFn<T> Edge = nullptr>
 void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
-  const int64_t NR = NV * static_cast<int64_t>(hn::Lanes(d));
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d)), NR = NV * L;
   const GemmTaskBox box = gemm_task_box(g, task);
   const int64_t b = box.b, i0 = box.i0, j0 = box.j0, mc = box.mc, nc = box.nc;
   const int64_t mp = (mc + kMR - 1) / kMR, np = (nc + NR - 1) / NR;
@@ -426,8 +513,25 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   }
   if (any_in_b) direct_task_count().fetch_add(1, std::memory_order_relaxed);
   const T* const B = static_cast<const T*>(g.B) + g.batchB[b];
-  auto direct = [&](int64_t pi, int64_t pj) {
-    return unit[pj] && (pi + 1) * kMR <= mc && (pj + 1) * NR <= nc;
+  // Tile (pi, pj)'s kernel: the whole tile's, or an edge kernel that computes no padded row or
+  // column (or fewer of them).
+  bool edge[3] = {};  // the GemmEdge kinds this task ran, for the harness's path checks
+  auto kernel = [&](int64_t pi, int64_t pj) -> TileKernel<T> {
+    const int64_t rows = std::min<int64_t>(kMR, mc - pi * kMR), vecs = (std::min(NR, nc - pj * NR) + L - 1) / L;
+    if constexpr (Edge != nullptr) {
+      if (rows < kMR || vecs < NV) {
+        const TileKernel<T> e = Edge(rows, vecs, in_b[pj] != 0);
+        edge[static_cast<int>(in_b[pj] ? GemmEdge::kShortRowsBInPlace : GemmEdge::kShortRows)] |= e.rows < kMR;
+        edge[static_cast<int>(GemmEdge::kNarrowColumns)] |= e.vecs < NV;
+        return e;
+      }
+    }
+    return {in_b[pj] ? MicroDirect : Micro, kMR, NV};
+  };
+  // Whether the tile keeps its sums in the output: its columns adjacent there, and every row and
+  // column its kernel computes one of the output's.
+  auto in_place = [&](int64_t pi, int64_t pj, const TileKernel<T>& t) {
+    return unit[pj] && pi * kMR + t.rows <= mc && pj * NR + t.vecs * L <= nc;
   };
   // Grown without zero-filling (every element read is written first): vectors resized between
   // tasks of different widths zeroed what they grew by, 7% of a 128x10 @ 10x512 product.
@@ -446,21 +550,22 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
         for (int64_t pj = q0; pj < std::min(np, q0 + block_panels); ++pj) {
           BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
           if (in_b[pj])
-            for (int j = 0; j < NV; ++j) bs.base[j] = B + g.colB[j0 + pj * NR + j * static_cast<int64_t>(hn::Lanes(d))];
-          const bool in_place = direct(pi, pj);
+            for (int j = 0; j < NV; ++j) bs.base[j] = B + g.colB[j0 + pj * NR + j * L];
+          const TileKernel<T> t = kernel(pi, pj);
+          const bool out = in_place(pi, pj, t);
           T* rows[kMR];
-          for (int r = 0; r < kMR; ++r) {
+          for (int r = 0; r < kMR; ++r) {  // rows past t.rows: never touched by the kernel
             const int64_t i = pi * kMR + r;
-            rows[r] = in_place ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
+            rows[r] = out && r < t.rows ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
           }
-          (in_b[pj] ? MicroDirect : Micro)(ap, bs, kc, rows, k0 == 0, k0 + kc == g.K);
+          t.fn(ap, bs, kc, rows, k0 == 0, k0 + kc == g.K);
         }
       }
   }
   for (int64_t pj = 0; pj < np; ++pj) {  // tiles not kept in place
     const int64_t ja = pj * NR, jb = std::min(nc, (pj + 1) * NR);
     for (int64_t pi = 0; pi < mp; ++pi) {
-      if (direct(pi, pj)) continue;
+      if (in_place(pi, pj, kernel(pi, pj))) continue;
       const int64_t ia = pi * kMR, ib = std::min(mc, (pi + 1) * kMR);
       if (unit[pj]) {  // an edge tile
         for (int64_t i = ia; i < ib; ++i)
@@ -478,6 +583,8 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       }
     }
   }
+  for (int e = 0; e < 3; ++e)
+    if (edge[e]) edge_task_count(static_cast<GemmEdge>(e)).fetch_add(1, std::memory_order_relaxed);
 }
 
 // The tile for a product with N columns: wide (6 x 4) when it has at least one full wide panel
@@ -529,14 +636,50 @@ void PackAny(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) {
   }
 }
 
+// Edge kernels of an MR x NV tile: the last columns (vecs < NV) as MR rows by vecs vectors; the
+// last rows as R0 or R1 rows (the fewest that hold them) by NV vectors, or the whole tile for more;
+// a corner as whichever of the two computes fewer vectors. A panel read in place exists whole in B
+// (gemm_direct_panel), so its last columns are computed as whole vectors: column edges have no
+// direct variant.
+template <class T, int MR, int NV, int V>
+TileKernel<T> Narrow(int64_t vecs) {  // MR rows by vecs (<= V < NV) vectors
+  if constexpr (V > 1)
+    if (vecs < V) return Narrow<T, MR, NV, V - 1>(vecs);
+  return {MicroEdge<T, false, MR, V, MR, NV>, MR, V};
+}
+template <class T, int MR, int NV, int R0, int R1>
+TileKernel<T> EdgeOf(int64_t rows, int64_t vecs, bool direct) {
+  const int r = rows <= R0 ? R0 : rows <= R1 ? R1 : MR;
+  if (vecs < NV && !direct && MR * vecs <= r * NV) return Narrow<T, MR, NV, NV - 1>(vecs);
+  if (r == R0) return {direct ? MicroEdge<T, true, R0, NV, MR, NV> : MicroEdge<T, false, R0, NV, MR, NV>, R0, NV};
+  if (r == R1) return {direct ? MicroEdge<T, true, R1, NV, MR, NV> : MicroEdge<T, false, R1, NV, MR, NV>, R1, NV};
+  return {nullptr, 0, 0};  // the whole tile: Block's own kernel
+}
+
+template <class T>
+TileKernel<T> Edge6x4(int64_t rows, int64_t vecs, bool direct) {
+  const TileKernel<T> e = EdgeOf<T, 6, 4, 2, 4>(rows, vecs, direct);
+  return e.fn ? e : TileKernel<T>{direct ? Micro6x4<T, true> : Micro6x4<T, false>, 6, 4};
+}
+template <class T>
+TileKernel<T> Edge12x2(int64_t rows, int64_t vecs, bool direct) {
+  const TileKernel<T> e = EdgeOf<T, 12, 2, 4, 8>(rows, vecs, direct);
+  return e.fn ? e : TileKernel<T>{direct ? Micro12x2<T, true> : Micro12x2<T, false>, 12, 2};
+}
+template <class T>
+TileKernel<T> Edge4x2(int64_t rows, int64_t vecs, bool direct) {
+  const TileKernel<T> e = EdgeOf<T, 4, 2, 2, 2>(rows, vecs, direct);
+  return e.fn ? e : TileKernel<T>{direct ? Micro4x2<T, true> : Micro4x2<T, false>, 4, 2};
+}
+
 template <class T>
 void BlockAny(const GemmArgs& g, const void* bp, int64_t t) {
   const T* p = static_cast<const T*>(bp);
   switch (TileFor<T>(g.M, g.N)) {
-    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T, false>, Micro6x4<T, true>>(g, p, t);
+    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T, false>, Micro6x4<T, true>, Edge6x4<T>>(g, p, t);
     case Tile::k8x3: return Block<T, 8, 3, Micro8x3<T, false>, Micro8x3<T, true>>(g, p, t);
-    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T, false>, Micro12x2<T, true>>(g, p, t);
-    case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T, false>, Micro4x2<T, true>>(g, p, t);
+    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T, false>, Micro12x2<T, true>, Edge12x2<T>>(g, p, t);
+    case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T, false>, Micro4x2<T, true>, Edge4x2<T>>(g, p, t);
   }
 }
 
@@ -577,6 +720,11 @@ std::atomic<int64_t>& span_a_panel_count() {
   return n;
 }
 int64_t gemm_span_a_panels() { return span_a_panel_count().load(std::memory_order_relaxed); }
+std::atomic<int64_t>& edge_task_count(GemmEdge kind) {
+  static std::atomic<int64_t> n[3]{};
+  return n[static_cast<int>(kind)];
+}
+int64_t gemm_edge_tasks(GemmEdge kind) { return edge_task_count(kind).load(std::memory_order_relaxed); }
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, bp, task);
   else HWY_DYNAMIC_DISPATCH(BlockF64)(g, bp, task);

@@ -106,5 +106,11 @@ int64_t matmul_narrow_transposes();
 int64_t gemm_span_a_panels();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
+// Edge kernels (gemm.cpp's MicroEdge): a product's last rows (short) or last columns (narrow)
+// computed by a kernel of fewer rows or vectors than the tile's; short ones also with B read in
+// place (conv2d's im2col panels).
+enum class GemmEdge { kShortRows, kShortRowsBInPlace, kNarrowColumns };
+// How many tasks ran an edge kernel of that kind in this process (for the harness).
+int64_t gemm_edge_tasks(GemmEdge kind);
 
 }  // namespace maroon::cpu
