@@ -7,6 +7,8 @@
 // zeros, subnormals) and near one.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -62,14 +64,60 @@ TEST(CpuPoolGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
         for (bool special : {false, true}) {
           const DType d = mode.first;  // not a structured binding: clang-14 cannot capture one
           const Round r = mode.second;
-          const int64_t folds = cpu::view_fold_runs();
+          const int64_t folds = cpu::view_fold_runs(), gathers = cpu::view_fold_gather_runs();
+          const int compared = g_runs;
           check(pool_case_name(pools[i], max, d, r, special), [&] { return pool_gradient(pools[i], max, d, r, special); });
           EXPECT_GT(cpu::view_fold_runs(), folds) << pool_case_name(pools[i], max, d, r, special) << " was not folded";
+          // Windows that tile or leave gaps give each pixel at most one term: every run gathers.
+          // Overlapping ones never may.
+          const int64_t gathered = cpu::view_fold_gather_runs() - gathers;
+          if (i == 0 || i == 1 || i == 3)
+            EXPECT_GE(gathered, g_runs - compared) << pool_case_name(pools[i], max, d, r, special) << " was not gathered";
+          else
+            EXPECT_EQ(gathered, 0) << pool_case_name(pools[i], max, d, r, special) << " was gathered";
           ++cases;
         }
     }
   std::printf("pool gradients: %d cases, %d backend runs equal to the reference, %lld view folds\n", cases,
               g_runs - runs_before, static_cast<long long>(cpu::view_fold_runs() - folds_before));
+}
+
+// The gather's own edge cases, explicitly: pool's windows' gradient given as raw bits (so that the
+// fold's source holds them as drawn, not a kernel's canonical results): -0 terms, +0 + -0 = +0
+// except when rounding down (then -0); NaNs of either sign and any payload (quiet, signalling)
+// come out canonical. Both facts are asserted on the reference's result so that the cases cannot
+// silently vanish; then the backend must gather every run and match it bit for bit.
+TEST(CpuPoolGradients, GatherKeepsSignedZerosAndCanonicalNaNs) {
+  const std::vector<uint64_t> specials{0x80000000u, 0x00000000u, 0x7fc00001u, 0xffc12345u, 0x7f800001u,
+                                       0x7f800000u, 0xff800000u, 0x80000001u, 0xbf800000u, 0x3f800000u, 0x80000000u};
+  for (Round r : {Round::NearestEven, Round::Down, Round::Up, Round::TowardZero}) {
+    const auto build = [&] {
+      Tensor x = tensor_of_bits(std::vector<uint64_t>(2 * 3 * 6 * 8, 0x3f800000u), {2, 3, 6, 8}, DType::Float32);
+      std::vector<uint64_t> gv(2 * 3 * 3 * 4 * 2 * 2);
+      for (size_t i = 0; i < gv.size(); ++i) gv[i] = specials[i % specials.size()];
+      RoundingScope scope(r);
+      Tensor w = x.pool({2, 2}, {2, 2}, {1, 1});
+      w.backward(tensor_of_bits(gv, w.shape(), DType::Float32));
+      return *x.grad();
+    };
+    {
+      BackendSettings keep;
+      set_backend(Backend::Ref);
+      const std::vector<uint8_t> b = build().bytes();
+      int neg_zero = 0, nan = 0, other_nan = 0;
+      for (size_t i = 0; i + 4 <= b.size(); i += 4) {
+        uint32_t u;
+        std::memcpy(&u, b.data() + i, 4);
+        neg_zero += u == 0x80000000u;
+        if ((u & 0x7fffffffu) > 0x7f800000u) ++(u == 0x7fc00000u ? nan : other_nan);
+      }
+      EXPECT_EQ(neg_zero > 0, r == Round::Down) << round_name(r);
+      EXPECT_GT(nan, 0) << round_name(r);
+      EXPECT_EQ(other_nan, 0) << round_name(r);
+    }
+    check_path(std::string("pool gradient of special values ") + std::string(round_name(r)), build,
+               [] { return cpu::view_fold_gather_runs(); }, "gather");
+  }
 }
 
 }  // namespace
