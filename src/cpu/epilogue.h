@@ -44,6 +44,7 @@ class Epilogue {
   std::vector<int64_t> run_;                     // affine leaves: positions per element read
   std::vector<std::vector<uint64_t>> splat_;     // leaves that read one element everywhere
   std::vector<size_t> size_;                     // each leaf's element size (asked once, not per tile)
+  std::vector<bool> along_row_;                  // affine, moving only along the output's last axis, by one
   bool has_rows_ = false;                        // the program is adds and a ReLU (epilogue_rows.h)
   RowEpilogue rows_;
 };
@@ -60,5 +61,8 @@ int64_t matmul_epilogue_runs();
 // How many epilogue tasks read a leaf's row in place instead of copying it per tile (a bias
 // along the output's rows: epilogue.cpp), in this process (for the harness).
 int64_t epilogue_rows_in_place();
+// How many of those found the row's element from the position's column alone (a leaf moving
+// only along the rows: no coordinates), for the harness.
+int64_t epilogue_rows_by_column();
 
 }  // namespace maroon::cpu

@@ -472,6 +472,50 @@ AffineBlock affine_block(const LeafMap& m, const Shape& shape) {
   return b;
 }
 
+// Leaves broadcast along short rows (a softmax's row maximum or sum, a layernorm's mean, each
+// read at every element of its row): constant over runs of r positions, r dividing kTile, run k
+// reading element offset + k * step. A tile's runs are then filled from consecutive elements
+// found from the tile's number, with no coordinates: copy_affine's divisions to unravel each
+// tile's position were a third of this driver's time in the ONNX transformer.
+struct RowFill {
+  int64_t r = 0;     // positions per element read; 0: not such a leaf
+  int64_t step = 0;  // elements between consecutive runs' elements
+};
+
+RowFill row_fill(const LeafMap& m, const Shape& shape) {
+  if (!m.affine) return {};
+  size_t k = shape.size();  // axes [k, nd) are the run's
+  int64_t r = 1;
+  while (k > 0 && (m.strides[k - 1] == 0 || shape[k - 1] == 1)) r *= shape[--k];
+  // k == 0 reads one element everywhere (a scalar, filled once per kernel).
+  if (k == 0 || r < 2 || r >= kTile || kTile % r != 0) return {};
+  // The outer axes must step as one: each the next one's stride times its length.
+  const int64_t step = m.strides[k - 1];
+  int64_t expect = step * shape[k - 1];
+  for (size_t d = k - 1; d-- > 0;) {
+    if (shape[d] == 1) continue;
+    if (m.strides[d] != expect) return {};
+    expect *= shape[d];
+  }
+  return {r, step};
+}
+
+template <class T>
+void fill_runs_as(const T* src, int64_t step, int64_t r, int n, T* dst) {
+  int64_t k = 0;
+  for (int i = 0; i < n; i += static_cast<int>(r), ++k) std::fill(dst + i, dst + std::min<int64_t>(i + r, n), src[k * step]);
+}
+
+// n positions from a run's start: runs of r copies of src[0], src[step], src[2 * step], ...
+void fill_runs(const uint8_t* src, size_t sz, int64_t step, int64_t r, int n, void* dst) {
+  switch (sz) {
+    case 1: return fill_runs_as(src, step, r, n, static_cast<uint8_t*>(dst));
+    case 2: return fill_runs_as(reinterpret_cast<const uint16_t*>(src), step, r, n, static_cast<uint16_t*>(dst));
+    case 4: return fill_runs_as(reinterpret_cast<const uint32_t*>(src), step, r, n, static_cast<uint32_t*>(dst));
+    default: return fill_runs_as(reinterpret_cast<const uint64_t*>(src), step, r, n, static_cast<uint64_t*>(dst));
+  }
+}
+
 template <class T>
 void gather_block(const T* src, const int64_t* off, int n, T* dst) {
   for (int i = 0; i < n; ++i) dst[i] = src[off[i]];
@@ -617,9 +661,11 @@ void acc_in_place(const Program& prog, const std::vector<AccStep>& steps, const 
 
 namespace {
 std::atomic<int64_t> g_multi_output_runs{0};
+std::atomic<int64_t> g_row_fill_tasks{0};
 }  // namespace
 
 int64_t multi_output_runs() { return g_multi_output_runs.load(); }
+int64_t row_fill_tasks() { return g_row_fill_tasks.load(); }
 
 void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& also) {
   Program built;
@@ -663,6 +709,9 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
     if (r >= kTile) run[l] = r;
     block[l] = affine_block(maps[l], out.shape);
   }
+  std::vector<RowFill> fills(maps.size());
+  for (size_t l = 0; l < maps.size(); ++l)
+    if (!scalar[l] && !contiguous[l] && !run[l]) fills[l] = row_fill(maps[l], out.shape);
   // Leaves read through a stack of views (attention's query scaled as it is read through the
   // reshape into heads): copied as runs kept by the stack (view_runs.h) instead of walking the
   // views and gathering by index for every tile (4-8% of the ONNX transformer encoder).
@@ -701,6 +750,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
     std::vector<const void*> direct(maps.size(), nullptr);
     std::vector<int64_t> filled_at(maps.size(), -1);
     std::vector<void*> outs(also.size());
+    bool row_filled = false;  // a tile of this task filled a leaf by runs
     int64_t t = task * kTilesPerTask;
     const int64_t t_end = std::min(tiles, (task + 1) * kTilesPerTask);
     if (t < acc_tiles) {  // the task's first tiles in one call, leaves read in place
@@ -730,6 +780,14 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
             filled_at[l] = at;
           }
           direct[l] = fill[l].data();
+        } else if (fills[l].r) {  // p0 starts a run (r divides kTile): run p0 / r first
+          const RowFill& f = fills[l];
+          const size_t sz = itemsize(leaf->dtype);
+          staged[l].resize(kTile + kTilePad, 0);
+          fill_runs(leaf->buffer->bytes() + (maps[l].offset + t * (kTile / f.r) * f.step) * static_cast<int64_t>(sz), sz,
+                    f.step, f.r, n, staged[l].data());
+          direct[l] = staged[l].data();
+          row_filled = true;
         } else if (maps[l].affine && !out.shape.empty()) {
           staged[l].resize(kTile + kTilePad, 0);
           if (block[l].axes) copy_block(maps[l], block[l], out.shape, p0, n, staged[l].data());
@@ -761,6 +819,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
         if (v != outs[k]) std::memcpy(outs[k], v, n * itemsize(also[k]->dtype));
       }
     }
+    if (row_filled) g_row_fill_tasks.fetch_add(1, std::memory_order_relaxed);
   }, Round::NearestEven);
   out.buffer = buf;
   out.view.set_contiguous(out.shape);

@@ -158,6 +158,9 @@ void gather(const Buffer& b, const int64_t* idx, int n, void* dst);
 void run_elementwise(Node& out, const Program* prog = nullptr, const std::vector<Node*>& also = {});
 // How many kernels have written more than one output (for the harness).
 int64_t multi_output_runs();
+// How many elementwise tasks filled a leaf broadcast along short rows run by run (a softmax's
+// row maximum: interp.cpp's RowFill), for the harness.
+int64_t row_fill_tasks();
 void run_reduce(Node& out);
 // The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was

@@ -127,7 +127,7 @@ TEST(CpuBackend, MatmulEpilogueBiasRowsInPlace) {
       for (int64_t n : {256, 320, 300}) {
         const std::string tag = std::string(dtype_name(d)) + " n " + std::to_string(n) + " " +
                                 std::string(round_name(r));
-        const int64_t before = cpu::epilogue_rows_in_place();
+        const int64_t before = cpu::epilogue_rows_in_place(), by_column = cpu::epilogue_rows_by_column();
         const int runs = g_runs;
         check_epilogue("linear+bias+relu " + tag, true, [&] {
           Tensor x = data(d, {40, 24}, 51, true), y = data(d, {24, n}, 52);
@@ -137,6 +137,7 @@ TEST(CpuBackend, MatmulEpilogueBiasRowsInPlace) {
         });
         if (n != 300) {
           EXPECT_GE(cpu::epilogue_rows_in_place() - before, g_runs - runs) << tag << ": no row read in place";
+          EXPECT_GE(cpu::epilogue_rows_by_column() - by_column, g_runs - runs) << tag << ": a row found by coordinates";
         }
       }
   check_epilogue("strided bias", true, [] {

@@ -6,6 +6,7 @@
 // (src/cpu/interp.cpp, AffineBlock).
 #include <gtest/gtest.h>
 
+#include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
 
@@ -41,6 +42,45 @@ TEST(CpuBackend, ElementwiseOverShortRows) {
     cases += 3;
   }
   std::printf("short rows: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
+}
+
+// Leaves broadcast along short rows (a softmax's row maximum and sum, a layernorm's mean) are
+// filled run by run from the tile's number, no coordinates (src/cpu/interp.cpp, RowFill): rows of
+// 2 to 128 (a partial last tile), a broadcast over two trailing axes, a flipped leaf stepping
+// backwards, every element size; each CPU run must fill by runs. Leaves whose outer axes do not
+// step as one (a transposed or half-flipped row maximum) keep the copy and only compare bits.
+TEST(CpuBackend, ElementwiseRowBroadcastFilledByRuns) {
+  const int runs_before = g_runs;
+  int cases = 0;
+  auto fills = [] { return cpu::row_fill_tasks(); };
+  for (DType d : {DType::Bool, DType::Float16, DType::Int32, DType::Float32, DType::Float64}) {
+    const uint64_t seed = 950 + static_cast<uint64_t>(cases);
+    const std::string dn(dtype_name(d));
+    struct Rows { Shape x, m; };
+    for (const Rows& r : {Rows{{5, 7, 64}, {5, 7, 1}}, Rows{{3, 5, 32}, {3, 5, 1}}, Rows{{7, 13, 2}, {7, 13, 1}},
+                          Rows{{3, 3, 128}, {3, 3, 1}}, Rows{{5, 8, 8}, {5, 1, 1}}}) {
+      check_path_on("row broadcast " + shape_str(r.x) + " " + dn, [&] {
+        Tensor x = random_bits_tensor(r.x, d, seed);
+        Tensor m = random_bits_tensor(r.m, d, seed + 1);
+        return x.cast(DType::Float64) + m.expand(r.x).cast(DType::Float64) * m.flip({0, 1}).expand(r.x).cast(DType::Float64);
+      }, fills, "fill a row broadcast by runs", targets_to_test());
+      ++cases;
+    }
+    check("row broadcast transposed " + dn, [&] {
+      Tensor x = random_bits_tensor({5, 7, 64}, d, seed + 2);
+      Tensor m = random_bits_tensor({7, 5, 1}, d, seed + 3);
+      return x.cast(DType::Float32) * m.permute({1, 0, 2}).expand({5, 7, 64}).cast(DType::Float32) +
+             m.permute({1, 0, 2}).flip({0}).expand({5, 7, 64}).cast(DType::Float32);
+    });
+    ++cases;
+  }
+  for (DType d : {DType::Float32, DType::Float64}) {  // the softmax itself, specials included
+    check_path_on("softmax rows of 64 " + std::string(dtype_name(d)), [&] {
+      return near_one_tensor(d, {6, 9, 64}, 960, true).softmax(-1);
+    }, fills, "fill a row broadcast by runs", targets_to_test());
+    ++cases;
+  }
+  std::printf("row broadcast: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
 }
 
 // Sums with few outputs over many terms (batchnorm's statistics) run as several tasks of at
