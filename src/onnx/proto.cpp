@@ -53,15 +53,24 @@ template bool parse_message(::onnx::TensorProto&, std::string_view);
 namespace {
 
 // numel of `dims`, refusing negative dims and products past 2^62 bytes.
+// The element count, or OnnxError. The bound is on the product of the nonzero dims, as the
+// engine's own shape check (checked::fits) has it: an empty tensor's strides are still products
+// of its other dims, so (0, 2^40, 2^40) is refused here rather than by Tensor::from_bytes' error
+// (found by the ONNX fuzzer, 2026-12-04).
 int64_t checked_numel(const ::onnx::TensorProto& t, size_t item, const std::string& where) {
-  int64_t n = 1;
+  int64_t span = 1;  // the nonzero dims' product
+  bool empty = false;
   for (int64_t d : t.dims()) {
     if (d < 0) throw OnnxError(where + ": negative dimension " + std::to_string(d));
-    if (d != 0 && n > (INT64_C(1) << 62) / static_cast<int64_t>(item) / d)
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (span > (INT64_C(1) << 62) / static_cast<int64_t>(item) / d)
       throw OnnxError(where + ": dims overflow the addressable size");
-    n *= d;
+    span *= d;
   }
-  return n;
+  return empty ? 0 : span;
 }
 
 // Little-endian bytes of the low `size` bytes of each value (the typed fields hold wider ints).
