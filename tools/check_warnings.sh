@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # file:line:col: warning: ..., the path absolute (CMake passes absolute sources) or relative.
 all=$(grep -oE '[^ ]+:[0-9]+:[0-9]+: warning: .*' "$log" | sort -u || true)
 ours=$(printf '%s\n' "$all" | grep -vE '^/usr/' | grep -v '^$' || true)
-theirs=$(printf '%s\n' "$all" | grep -E '^/usr/' | wc -l)
+theirs=$(printf '%s\n' "$all" | grep -cE '^/usr/' || true)
 echo "check_warnings: $(printf '%s\n' "$ours" | grep -c . || true) distinct warnings in the project's files," \
   "$theirs in system headers (not the project's), in $log"
 if [ -n "$ours" ]; then
