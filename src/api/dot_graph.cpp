@@ -5,7 +5,7 @@
 // ever sees those intermediates (no handle on them survives the call, so backward() cannot reach
 // them), so here the same nodes are made directly: the same ops, dtypes, shapes, arguments and
 // rounding modes, the same sources, in the same order. The graph is the same, so every plan,
-// kernel and bit is (tests/cpu/dot_graph_test.cpp compares the two graphs node by node).
+// kernel and bit is (tests/cpu/direct_graph_test.cpp compares the two graphs node by node).
 #include "api/dot_graph.h"
 
 #include <atomic>

@@ -1,7 +1,8 @@
-// Tensor::dot's graph made node by node (src/api/dot_graph.cpp): the same graph as tinygrad's
-// composition (reshape, transpose, broadcast multiply, sum over the last axis, cast) built with
-// the public ops, node for node, so the same plans, kernels and bits; and those bits are the
-// reference executor's on every target and 1-3 threads, specials included.
+// Graphs the API makes node by node instead of through a Tensor per intermediate: Tensor::dot's
+// (src/api/dot_graph.cpp) and a reduction that drops its axes (reduce_and_drop, reduce.cpp).
+// Each is the same graph as the composition of public ops it replaces, node for node (so the
+// same plans, kernels and bits), and the bits are the reference executor's on every target and
+// 1-3 threads, specials included.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "api/dot_graph.h"
+#include "api/internal.h"
 #include "core/graph.h"
 #include "core/ops.h"
 #include "harness.h"
@@ -130,6 +132,52 @@ TEST(CpuDotGraph, DirectProductsGiveTheReferenceBits) {
     check_path(what, [&] { return make(r.x, sx).dot(make(r.w, sw)); },
                [] { return static_cast<int64_t>(api::dot_direct_graphs()); }, "build its graph directly");
   }
+}
+
+// x.reduce(op, axes).reshape(shape without them): what reduce_op composed before.
+Tensor composed_reduce(const Tensor& x, ReduceOp op, const std::vector<int64_t>& axes) {
+  Shape s;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) s.push_back(x.shape()[i]);
+  return x.reduce(op, axes).reshape(s);
+}
+
+TEST(CpuReduceGraph, DroppedAxesAreTheComposition) {
+  struct Case {
+    Shape x;
+    Axis axis;
+    std::vector<int64_t> axes;  // resolved
+  };
+  const std::vector<Case> cases = {{{16}, Axis(), {0}},           {{4, 5}, Axis(-1), {1}},
+                                   {{4, 5}, Axis(), {0, 1}},      {{2, 3, 4}, Axis({2, 0}), {0, 2}},
+                                   {{2, 0, 3}, Axis(1), {1}},     {{1, 1}, Axis(0), {0}}};
+  uint64_t seed = 1;
+  for (const Case& c : cases) {
+    Tensor x = random_bits_tensor(c.x, DType::Float32, seed++);
+    const std::string what = shape_str(c.x) + " over " + shape_str(c.axes);
+    const uint64_t before = api::reduce_direct_graphs();
+    expect_same_graph("sum " + what, x.sum(c.axis).node().get(), composed_reduce(x, ReduceOp::ADD, c.axes).node().get());
+    expect_same_graph("max " + what, x.max(c.axis).node().get(), composed_reduce(x, ReduceOp::MAX, c.axes).node().get());
+    EXPECT_EQ(api::reduce_direct_graphs(), before + 2) << what << ": not built directly";
+  }
+  // keepdim keeps the REDUCE node alone, as before.
+  const uint64_t before = api::reduce_direct_graphs();
+  Tensor x = random_bits_tensor({3, 4}, DType::Float32, 99);
+  expect_same_graph("keepdim", x.sum(1, true).node().get(), x.reduce(ReduceOp::ADD, {1}).node().get());
+  EXPECT_EQ(api::reduce_direct_graphs(), before);
+}
+
+TEST(CpuReduceGraph, DroppedAxesGiveTheReferenceBits) {
+  // The Python small op ((a + b) * a).sum(), a row sum and a max over two axes, specials included.
+  auto runs = [] { return static_cast<int64_t>(api::reduce_direct_graphs()); };
+  check_path("small op sum", [] {
+    Tensor a = near_one_tensor(DType::Float32, {16}, 1, true), b = near_one_tensor(DType::Float32, {16}, 2, true);
+    return ((a + b) * a).sum();
+  }, runs, "build its graph directly");
+  check_path("row sums", [] { return near_one_tensor(DType::Float64, {7, 33}, 3, true).sum(-1); }, runs,
+             "build its graph directly");
+  check_path("max over two axes", [] { return near_one_tensor(DType::Float32, {3, 5, 9}, 4, true).max({0, 2}); }, runs,
+             "build its graph directly");
 }
 
 }  // namespace
