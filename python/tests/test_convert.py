@@ -132,6 +132,18 @@ def test_numpy_arrays_are_owned_copies(n):
     assert (c == 8).all() and np.array_equal(b, before)
 
 
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 3), (2, 3), (1, 2, 1, 3, 1, 2, 1, 2), (1, 2, 1, 1, 2, 1, 1, 2, 2)])
+def test_numpy_shapes_up_to_and_past_eight_axes(shape):
+    # Small arrays are made with numpy's C API and the dims on the stack (up to 8 axes), more
+    # axes through pybind11: both C-contiguous, writeable arrays owning their memory.
+    for dtype in ("float32", "int64", "bool"):
+        x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape).astype(dtype)
+        a = (Tensor(x) + Tensor(np.zeros(shape, dtype))).numpy()
+        assert a.shape == shape and a.dtype == np.dtype(dtype)
+        assert a.flags.c_contiguous and a.flags.writeable and a.flags.owndata
+        assert a.strides == x.strides and a.tobytes() == x.tobytes()
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_from_numpy_every_dtype_and_layout(dtype):
     a = random_bits(dtype, (6, 8), seed=5)

@@ -33,6 +33,9 @@ Tensor pad_constant(const Tensor& t, const Pairs& p, Scalar value);
 // Whether a matmul or convolution runs as REDUCE_MULACC: `fused` if given, else FusedScope's
 // setting; never for integer results (src/api/linalg.cpp).
 bool use_fused(std::optional<bool> fused, DType out);
+// Reductions that dropped their axes through reduce.cpp's directly made nodes (tests check the
+// path ran).
+uint64_t reduce_direct_graphs();
 // `x` with its first axis moved to position `axis`, the others in order (a view): stack's last
 // step, and ONNX Scan's stacked outputs (src/onnx/ops_control.cpp).
 inline Tensor move_first_axis(const Tensor& x, int64_t axis) {

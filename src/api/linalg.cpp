@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 
+#include "api/dot_graph.h"
 #include "api/internal.h"
 #include "core/fpenv.h"
 #include "maroon/tensor.h"
@@ -44,6 +45,10 @@ Tensor Tensor::dot(const Tensor& w, std::optional<DType> dtype, std::optional<bo
   ws.assign(w.shape().begin(), w.shape().end() - std::min<int64_t>(dw, 2));
   ws.insert(ws.end(), mid, 1);
   ws.insert(ws.end(), w.shape().end() + axis_w, w.shape().end());
+  // The common case's nodes made directly (dot_graph.cpp): the same graph, without a Tensor
+  // for each intermediate.
+  if (api::dot_direct_applies(this->dtype(), w.dtype(), dtype) && !api::use_fused(fused, this->dtype()))
+    if (std::optional<Tensor> r = api::dot_direct(*this, w, xs, ws, dw > 1)) return std::move(*r);
   Tensor x = reshape(xs);
   Tensor ww = w.reshape(ws).transpose(-1, axis_w);
   DType out = dtype ? *dtype : concrete(least_upper_dtype(x.dtype(), ww.dtype()));

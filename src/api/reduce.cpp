@@ -1,5 +1,8 @@
 // Reductions and the softmax family (tinygrad's mixin/reduce.py and mixin/op.py).
+#include <atomic>
+
 #include "api/internal.h"
+#include "core/graph.h"
 #include "maroon/tensor.h"
 #include "maroon/primitives.h"
 
@@ -34,18 +37,38 @@ std::vector<int64_t> resolve_axes(const char* op, const Axis& axis, int64_t ndim
 
 namespace {
 
+std::atomic<uint64_t> g_reduce_direct{0};
+
+// x.reduce(op, axes).reshape(s) as two nodes made directly: the same REDUCE and RESHAPE nodes
+// prim::reduce and prim::reshape make (axes resolved, sorted and distinct; s the shape without
+// them, so never the REDUCE's own), without a Tensor (a registered TensorState) for the
+// intermediate or reshape's checks of a shape known to fit. Every sum, max and mean that drops
+// its axes builds these two (a Python small op's `.sum()`).
+Tensor reduce_and_drop(const Tensor& x, ReduceOp op, std::vector<int64_t> axes, Shape s) {
+  Shape kept = x.shape();
+  for (int64_t ax : axes) kept[ax] = 1;
+  Arg arg;
+  arg.reduce_op = op;
+  arg.ints = std::move(axes);
+  const DType d = x.dtype();
+  NodePtr r = make_node(Op::REDUCE, d, std::move(kept), {x.node()}, std::move(arg));
+  Arg shape_arg;
+  shape_arg.ints = s;
+  g_reduce_direct.fetch_add(1, std::memory_order_relaxed);
+  return Tensor(make_node(Op::RESHAPE, d, std::move(s), {std::move(r)}, std::move(shape_arg)));
+}
+
 // tinygral's _reduce: REDUCE over the axes, then drop them unless keepdim. A 0-d tensor
 // reduces over nothing and comes back unchanged.
 Tensor reduce_op(const Tensor& x, ReduceOp op, const Axis& axis, bool keepdim, const char* name) {
   std::vector<int64_t> axes = api::resolve_axes(name, axis, x.ndim());
   if (x.ndim() == 0 || axes.empty()) return x;
-  Tensor r = x.reduce(op, axes);
-  if (keepdim) return r;
+  if (keepdim) return x.reduce(op, axes);
   Shape s;
   s.reserve(x.shape().size() - axes.size());  // axes are distinct and in range: one block
   for (int64_t i = 0; i < x.ndim(); ++i)
     if (!std::binary_search(axes.begin(), axes.end(), i)) s.push_back(x.shape()[i]);
-  return r.reshape(s);
+  return reduce_and_drop(x, op, std::move(axes), std::move(s));
 }
 
 // How many elements each output of a reduction over `axis` combines.
@@ -60,6 +83,10 @@ int64_t reduced_count(const Tensor& x, const Axis& axis, const char* name) {
 bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 
 }  // namespace
+
+namespace api {
+uint64_t reduce_direct_graphs() { return g_reduce_direct.load(std::memory_order_relaxed); }
+}  // namespace api
 
 Tensor Tensor::sum(Axis axis, bool keepdim, std::optional<DType> dtype) const {
   Tensor acc = cast(dtype ? *dtype : sum_acc_dtype(this->dtype()));
