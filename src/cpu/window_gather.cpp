@@ -146,12 +146,13 @@ HWY_INLINE V MaxOrdered(D, V a, V b) {
 // A 2 x 2 window at stride 2 (offsets w0, w0 + 1, w1, w1 + 1: the CNN's max-pools): the same
 // lanes and the same fold order as PairsVector, with the window's shape known, so no loop over
 // it and no test of each position's pair.
+// Lanes [0, L/2) are the outputs from `row`, lanes [L/2, L) those from `next`: row + L for a run
+// of L outputs, the next run's start for two runs of L/2 (the CNN's second pool: rows of 8).
 template <class D, class Op, class T = hn::TFromD<D>>
-HWY_INLINE void Pairs2x2Vector(D d, const T* row, int64_t w0, int64_t w1, hn::Vec<D> id, T* out) {
-  const size_t L = hn::Lanes(d);
+HWY_INLINE void Pairs2x2Vector(D d, const T* row, const T* next, int64_t w0, int64_t w1, hn::Vec<D> id, T* out) {
   const Op op;
-  const auto lo0 = hn::LoadU(d, row + w0), hi0 = hn::LoadU(d, row + w0 + L);
-  const auto lo1 = hn::LoadU(d, row + w1), hi1 = hn::LoadU(d, row + w1 + L);
+  const auto lo0 = hn::LoadU(d, row + w0), hi0 = hn::LoadU(d, next + w0);
+  const auto lo1 = hn::LoadU(d, row + w1), hi1 = hn::LoadU(d, next + w1);
   const auto e0 = hn::ConcatEven(d, hi0, lo0), e1 = hn::ConcatOdd(d, hi0, lo0);
   const auto e2 = hn::ConcatEven(d, hi1, lo1), e3 = hn::ConcatOdd(d, hi1, lo1);
   if constexpr (std::is_same_v<Op, MaxOp>) {
@@ -232,11 +233,21 @@ void Pool2x2Runs(const void* pbase, const int64_t* window, const int64_t* start,
     const T* row = base + start[r];
     T* out = acc + at[r];
     const int n = at[r + 1] - at[r];
+    if (n == L / 2 && r + 1 < nruns && at[r + 2] - at[r + 1] == L / 2) {  // two half runs in one vector
+      Pairs2x2Vector<decltype(d), Op>(d, row, base + start[r + 1], w0, w1, idv, out);
+      ++r;
+      continue;
+    }
     int t = 0;
-    for (; t + L <= n; t += L) Pairs2x2Vector<decltype(d), Op>(d, row + 2 * static_cast<int64_t>(t), w0, w1, idv, out + t);
+    for (; t + L <= n; t += L) {
+      const T* p = row + 2 * static_cast<int64_t>(t);
+      Pairs2x2Vector<decltype(d), Op>(d, p, p + L, w0, w1, idv, out + t);
+    }
     if constexpr (hn::MaxLanes(hn::ScalableTag<T>()) >= 8) {
-      for (; t + L / 2 <= n; t += L / 2)
-        Pairs2x2Vector<decltype(dh), Op>(dh, row + 2 * static_cast<int64_t>(t), w0, w1, idh, out + t);
+      for (; t + L / 2 <= n; t += L / 2) {
+        const T* p = row + 2 * static_cast<int64_t>(t);
+        Pairs2x2Vector<decltype(dh), Op>(dh, p, p + L / 2, w0, w1, idh, out + t);
+      }
     }
     if (t < n) GatherFold<T, Op>(row + 2 * static_cast<int64_t>(t), 2, window, 4, n - t, identity, out + t);
   }

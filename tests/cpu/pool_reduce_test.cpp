@@ -140,16 +140,18 @@ TEST(CpuBackend, WindowGatherReductions) {
 // 2 x 2 windows at stride 2 (the CNN's max-pools) take window_gather.cpp's Pool2x2RunsFn, a
 // task's runs in one call, MAX with its NaN rule applied once per vector: float32 and float64,
 // every op and mode, random bits and values near one with specials; rows of whole vectors (64,
-// 32 outputs), half vectors (8), half plus a gathered tail (13, 5), fewer than a vector (3), a
-// and each of a window's four
-// positions holding the lane's only NaN, or the ties of signed zeros. 3x2 windows must not take it.
+// 32 outputs), half vectors (8, 4), two half rows in one vector (8 on AVX-512, 2 on SSE4; an odd
+// number of them, one alone), half plus a gathered tail (13, 5), fewer than a vector (3); each of
+// a window's four positions holding a lane's NaN or infinity, and ties of signed zeros. 3x2 and
+// 2x1 windows and float16 must not take it.
 TEST(CpuBackend, Pool2x2RunsKernel) {
   const int runs_before = g_runs;
   struct Case { const char* name; Shape in; };
   const Case cases[] = {
       {"runs of 64", {1, 2, 4, 128}}, {"runs of 32", {2, 3, 6, 64}}, {"runs of 16", {2, 16, 4, 32}},
       {"runs of 8", {2, 5, 6, 16}},  {"runs of 13", {1, 3, 8, 26}},  {"runs of 5", {2, 3, 4, 11}},
-      {"runs of 3", {3, 2, 6, 6}},
+      {"runs of 3", {3, 2, 6, 6}},   {"runs of 4", {2, 3, 4, 8}},    {"three runs of 8", {1, 3, 2, 16}},
+      {"one run of 8", {1, 1, 2, 16}}, {"runs of 2", {1, 5, 2, 4}},
   };
   auto pool = [](const Tensor& x, ReduceOp op, Round r) {
     RoundingScope scope(r);
