@@ -76,16 +76,24 @@ bool describe(const Node& out, WindowReduce* w) {
 struct OutputRuns {
   int64_t step = 0;
   std::vector<int64_t> start;
-  std::vector<int> at;  // at.size() == start.size() + 1
+  std::vector<int> at;
+  int count = 0;  // runs: start[0, count), at[0, count]; the vectors only grow (no fill per task)
 };
 void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
-  runs->start.clear();
-  runs->at.assign(1, 0);
+  // At most n runs: the vectors grown once to that and filled through plain pointers (a
+  // push_back per run, its capacity test and the thread-local vector's address loaded again,
+  // was 3% of the CNN; a resize per task zero-filled them).
+  if (runs->start.size() < static_cast<size_t>(n)) runs->start.resize(static_cast<size_t>(n));
+  if (runs->at.size() < static_cast<size_t>(n) + 1) runs->at.resize(static_cast<size_t>(n) + 1);
+  int64_t* start = runs->start.data();
+  int* at = runs->at.data();
+  at[0] = 0;
   const size_t nd = w.outer.size();
   if (nd == 0) {  // one output
     runs->step = 0;
-    runs->start.push_back(w.offset);
-    runs->at.push_back(n);
+    start[0] = w.offset;
+    at[1] = n;
+    runs->count = 1;
     return;
   }
   std::vector<int64_t> c(nd, 0);
@@ -97,18 +105,12 @@ void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
   }
   const int64_t last = w.outer[nd - 1];
   runs->step = w.ostride[nd - 1];
-  // At most n runs: sized once and filled through plain pointers (a push_back per run, its
-  // capacity test and the thread-local vector's address loaded again, was 3% of the CNN).
-  runs->start.resize(static_cast<size_t>(n));
-  runs->at.resize(static_cast<size_t>(n) + 1);
-  int64_t* start = runs->start.data();
-  int* at = runs->at.data() + 1;
   int r = 0;
   for (int t = 0; t < n; ++r) {
     const int len = static_cast<int>(std::min<int64_t>(n - t, last - c[nd - 1]));
     start[r] = b;
     t += len;
-    at[r] = t;
+    at[r + 1] = t;
     // Carry: the last axis back to 0, the axes before it counted up.
     b -= c[nd - 1] * w.ostride[nd - 1];
     c[nd - 1] = 0;
@@ -119,8 +121,7 @@ void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
       c[d] = 0;
     }
   }
-  runs->start.resize(static_cast<size_t>(r));
-  runs->at.resize(static_cast<size_t>(r) + 1);
+  runs->count = r;
 }
 
 // dst[t] = element start + t * step of src for t < n: one window position for a run of outputs.
@@ -141,7 +142,7 @@ void load_run(const uint8_t* src, int64_t start, int64_t step, int n, T* d) {
 template <class T>
 void load_window(const uint8_t* src, const OutputRuns& runs, int64_t off, void* dst) {
   T* d = static_cast<T*>(dst);
-  for (size_t r = 0; r < runs.start.size(); ++r)
+  for (int r = 0; r < runs.count; ++r)
     load_run<T>(src, runs.start[r] + off, runs.step, runs.at[r + 1] - runs.at[r], d + runs.at[r]);
 }
 void load_window(const Buffer& b, const OutputRuns& runs, int64_t off, void* dst) {
@@ -207,12 +208,12 @@ bool try_window_reduce(Node& out) {
     output_runs(w, o0, n, &runs);
     uint8_t* a = reinterpret_cast<uint8_t*>(acc.data());
     if (pool2x2) {
-      pool2x2(w.src->bytes(), w.window.data(), runs.start.data(), runs.at.data(), static_cast<int>(runs.start.size()),
+      pool2x2(w.src->bytes(), w.window.data(), runs.start.data(), runs.at.data(), runs.count,
               identity, buf->bytes() + o0 * static_cast<int64_t>(sz));
       return;
     }
     if (gather) {
-      for (size_t r = 0; r < runs.start.size(); ++r)
+      for (int r = 0; r < runs.count; ++r)
         gather(w.src->bytes() + runs.start[r] * static_cast<int64_t>(sz), step, w.window.data(),
                static_cast<int>(w.window.size()), runs.at[r + 1] - runs.at[r], identity,
                buf->bytes() + (o0 + runs.at[r]) * static_cast<int64_t>(sz));
