@@ -39,5 +39,8 @@ void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* cons
 // How many epilogue tasks have run a row of it this way (for the harness).
 int64_t row_epilogue_tasks();
 void count_row_epilogue_task();
+// How many of those tasks ran a row as one add of one element and the ReLU (conv2d's bias and
+// ReLU) by that case's own loop.
+int64_t bias_relu_row_tasks();
 
 }  // namespace maroon::cpu

@@ -26,10 +26,13 @@ namespace {
 // Outputs per task: fixed, so the split never depends on the thread count (it could not change
 // a bit anyway: each output is folded by one task).
 constexpr int kOutputsPerTask = kTile;
+// The 2 x 2 pools' kernel needs no tile: 2048 outputs a task, so the CNN's first pool is 64
+// tasks, not 512 (each task's setup and the pool's hand-out were a third of the pool's time).
+constexpr int kPool2x2OutputsPerTask = 2048;
 // Longest window taken here; longer folds go to run_reduce.
 constexpr int64_t kMaxWindow = 64;
 
-std::atomic<int64_t> g_runs{0}, g_gather_runs{0};
+std::atomic<int64_t> g_runs{0}, g_gather_runs{0}, g_pool2x2_runs{0};
 
 struct WindowReduce {
   const Buffer* src;
@@ -73,16 +76,24 @@ bool describe(const Node& out, WindowReduce* w) {
 struct OutputRuns {
   int64_t step = 0;
   std::vector<int64_t> start;
-  std::vector<int> at;  // at.size() == start.size() + 1
+  std::vector<int> at;
+  int count = 0;  // runs: start[0, count), at[0, count]; the vectors only grow (no fill per task)
 };
 void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
-  runs->start.clear();
-  runs->at.assign(1, 0);
+  // At most n runs: the vectors grown once to that and filled through plain pointers (a
+  // push_back per run, its capacity test and the thread-local vector's address loaded again,
+  // was 3% of the CNN; a resize per task zero-filled them).
+  if (runs->start.size() < static_cast<size_t>(n)) runs->start.resize(static_cast<size_t>(n));
+  if (runs->at.size() < static_cast<size_t>(n) + 1) runs->at.resize(static_cast<size_t>(n) + 1);
+  int64_t* start = runs->start.data();
+  int* at = runs->at.data();
+  at[0] = 0;
   const size_t nd = w.outer.size();
   if (nd == 0) {  // one output
     runs->step = 0;
-    runs->start.push_back(w.offset);
-    runs->at.push_back(n);
+    start[0] = w.offset;
+    at[1] = n;
+    runs->count = 1;
     return;
   }
   std::vector<int64_t> c(nd, 0);
@@ -94,11 +105,12 @@ void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
   }
   const int64_t last = w.outer[nd - 1];
   runs->step = w.ostride[nd - 1];
-  for (int t = 0; t < n;) {
+  int r = 0;
+  for (int t = 0; t < n; ++r) {
     const int len = static_cast<int>(std::min<int64_t>(n - t, last - c[nd - 1]));
-    runs->start.push_back(b);
+    start[r] = b;
     t += len;
-    runs->at.push_back(t);
+    at[r + 1] = t;
     // Carry: the last axis back to 0, the axes before it counted up.
     b -= c[nd - 1] * w.ostride[nd - 1];
     c[nd - 1] = 0;
@@ -109,6 +121,7 @@ void output_runs(const WindowReduce& w, int64_t o0, int n, OutputRuns* runs) {
       c[d] = 0;
     }
   }
+  runs->count = r;
 }
 
 // dst[t] = element start + t * step of src for t < n: one window position for a run of outputs.
@@ -129,7 +142,7 @@ void load_run(const uint8_t* src, int64_t start, int64_t step, int n, T* d) {
 template <class T>
 void load_window(const uint8_t* src, const OutputRuns& runs, int64_t off, void* dst) {
   T* d = static_cast<T*>(dst);
-  for (size_t r = 0; r < runs.start.size(); ++r)
+  for (int r = 0; r < runs.count; ++r)
     load_run<T>(src, runs.start[r] + off, runs.step, runs.at[r + 1] - runs.at[r], d + runs.at[r]);
 }
 void load_window(const Buffer& b, const OutputRuns& runs, int64_t off, void* dst) {
@@ -177,10 +190,16 @@ bool try_window_reduce(Node& out) {
   const int64_t step = w.outer.empty() ? 0 : w.ostride.back();
   WindowGatherFn gather = window_gather(out.arg.reduce_op, out.dtype);
   if (step != 2 && (std::abs(step) <= 2 || std::abs(step) >= (int64_t{1} << 31) / 64)) gather = nullptr;
+  // 2 x 2 windows at stride 2: a task's runs in one call (window_gather.h).
+  const Pool2x2RunsFn pool2x2 =
+      gather && step == 2 && is_pool2x2(w.window.data(), static_cast<int>(w.window.size()))
+          ? pool2x2_runs(out.arg.reduce_op, out.dtype)
+          : nullptr;
   auto buf = std::make_shared<Buffer>(out.dtype, O);
-  parallel_for((O + kOutputsPerTask - 1) / kOutputsPerTask, [&](int64_t task) {
-    const int64_t o0 = task * kOutputsPerTask;
-    const int n = static_cast<int>(std::min<int64_t>(kOutputsPerTask, O - o0));
+  const int per_task = pool2x2 ? kPool2x2OutputsPerTask : kOutputsPerTask;
+  parallel_for((O + per_task - 1) / per_task, [&](int64_t task) {
+    const int64_t o0 = task * per_task;
+    const int n = static_cast<int>(std::min<int64_t>(per_task, O - o0));
     // Tiles with the SIMD slack the fold may read and write past n.
     thread_local std::vector<uint64_t> acc, val;
     thread_local OutputRuns runs;
@@ -188,8 +207,13 @@ bool try_window_reduce(Node& out) {
     val.resize(kTile + kTilePad);
     output_runs(w, o0, n, &runs);
     uint8_t* a = reinterpret_cast<uint8_t*>(acc.data());
+    if (pool2x2) {
+      pool2x2(w.src->bytes(), w.window.data(), runs.start.data(), runs.at.data(), runs.count,
+              identity, buf->bytes() + o0 * static_cast<int64_t>(sz));
+      return;
+    }
     if (gather) {
-      for (size_t r = 0; r < runs.start.size(); ++r)
+      for (int r = 0; r < runs.count; ++r)
         gather(w.src->bytes() + runs.start[r] * static_cast<int64_t>(sz), step, w.window.data(),
                static_cast<int>(w.window.size()), runs.at[r + 1] - runs.at[r], identity,
                buf->bytes() + (o0 + runs.at[r]) * static_cast<int64_t>(sz));
@@ -206,10 +230,12 @@ bool try_window_reduce(Node& out) {
   out.view.set_contiguous(out.shape);
   g_runs.fetch_add(1, std::memory_order_relaxed);
   if (gather) g_gather_runs.fetch_add(1, std::memory_order_relaxed);
+  if (pool2x2) g_pool2x2_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 int64_t window_reduce_runs() { return g_runs.load(std::memory_order_relaxed); }
 int64_t window_gather_runs() { return g_gather_runs.load(std::memory_order_relaxed); }
+int64_t pool2x2_reductions() { return g_pool2x2_runs.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

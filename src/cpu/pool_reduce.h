@@ -14,5 +14,7 @@ int64_t window_reduce_runs();
 // How many of them took window_gather.h's kernels (counted once per reduction: a count per call
 // was an atomic add per run of outputs, shared by the threads).
 int64_t window_gather_runs();
+// How many of those took the 2 x 2 stride-2 kernel (window_gather.h's Pool2x2RunsFn).
+int64_t pool2x2_reductions();
 
 }  // namespace maroon::cpu

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
@@ -134,6 +135,40 @@ int PairsFold(const T* base, const int64_t* window, int nwin, int n, T id, T* ac
   }
   return t;
 }
+// Maximum (lane_ops-inl.h) of two operands neither of which is a NaN: the larger, and of equal
+// ones (+0 and -0 among them) their AND, +0 over -0. Max's choice between equal operands differs
+// by target; the AND makes it the same.
+template <class D, class V>
+HWY_INLINE V MaxOrdered(D, V a, V b) {
+  return hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), hn::Max(a, b));
+}
+
+// A 2 x 2 window at stride 2 (offsets w0, w0 + 1, w1, w1 + 1: the CNN's max-pools): the same
+// lanes and the same fold order as PairsVector, with the window's shape known, so no loop over
+// it and no test of each position's pair.
+// Lanes [0, L/2) are the outputs from `row`, lanes [L/2, L) those from `next`: row + L for a run
+// of L outputs, the next run's start for two runs of L/2 (the CNN's second pool: rows of 8).
+template <class D, class Op, class T = hn::TFromD<D>>
+HWY_INLINE void Pairs2x2Vector(D d, const T* row, const T* next, int64_t w0, int64_t w1, hn::Vec<D> id, T* out) {
+  const Op op;
+  const auto lo0 = hn::LoadU(d, row + w0), hi0 = hn::LoadU(d, next + w0);
+  const auto lo1 = hn::LoadU(d, row + w1), hi1 = hn::LoadU(d, next + w1);
+  const auto e0 = hn::ConcatEven(d, hi0, lo0), e1 = hn::ConcatOdd(d, hi0, lo0);
+  const auto e2 = hn::ConcatEven(d, hi1, lo1), e3 = hn::ConcatOdd(d, hi1, lo1);
+  if constexpr (std::is_same_v<Op, MaxOp>) {
+    // Maximum's fold with its NaN rule applied once: a NaN anywhere in a lane's fold makes every
+    // later step, so the result, the canonical NaN; without one each step is the larger
+    // operand, +0 over -0 (MaxOrdered), in the same order.
+    auto a = MaxOrdered(d, MaxOrdered(d, MaxOrdered(d, MaxOrdered(d, id, e0), e1), e2), e3);
+    const auto nan = hn::Or(hn::Or(hn::IsNaN(id), hn::IsNaN(e0)),
+                            hn::Or(hn::Or(hn::IsNaN(e1), hn::IsNaN(e2)), hn::IsNaN(e3)));
+    a = hn::IfThenElse(nan, Canonical(d, hn::NaN(d)), a);
+    hn::StoreU(a, d, out);
+  } else {
+    auto a = op(d, op(d, op(d, op(d, id, e0), e1), e2), e3);
+    hn::StoreU(a, d, out);
+  }
+}
 #endif
 
 template <class T, class Op>
@@ -177,12 +212,65 @@ void GatherFold(const void* pbase, int64_t step, const int64_t* window, int nwin
   }
 }
 
+// Every run of a task's outputs of a 2 x 2 pool at stride 2 (window_gather.h): whole vectors,
+// then half vectors, then the last few gathered, as GatherFold folds them; one call a task, so a
+// run (8 or 16 outputs in the CNN) costs a loop step, not a dispatched call and a window loop.
+template <class T, class Op>
+void Pool2x2Runs(const void* pbase, const int64_t* window, const int64_t* start, const int* at, int nruns,
+                 uint64_t identity, void* pacc) {
+  const T* base = static_cast<const T*>(pbase);
+  T* acc = static_cast<T*>(pacc);
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  T id;
+  std::memcpy(&id, &identity, sizeof(T));
+  const hn::ScalableTag<T> d;
+  const hn::Half<decltype(d)> dh;
+  const int L = static_cast<int>(hn::Lanes(d));
+  const auto idv = hn::Set(d, id);
+  const auto idh = hn::Set(dh, id);
+  const int64_t w0 = window[0], w1 = window[2];
+  for (int r = 0; r < nruns; ++r) {
+    const T* row = base + start[r];
+    T* out = acc + at[r];
+    const int n = at[r + 1] - at[r];
+    if (n == L / 2 && r + 1 < nruns && at[r + 2] - at[r + 1] == L / 2) {  // two half runs in one vector
+      Pairs2x2Vector<decltype(d), Op>(d, row, base + start[r + 1], w0, w1, idv, out);
+      ++r;
+      continue;
+    }
+    int t = 0;
+    for (; t + L <= n; t += L) {
+      const T* p = row + 2 * static_cast<int64_t>(t);
+      Pairs2x2Vector<decltype(d), Op>(d, p, p + L, w0, w1, idv, out + t);
+    }
+    if constexpr (hn::MaxLanes(hn::ScalableTag<T>()) >= 8) {
+      for (; t + L / 2 <= n; t += L / 2) {
+        const T* p = row + 2 * static_cast<int64_t>(t);
+        Pairs2x2Vector<decltype(dh), Op>(dh, p, p + L / 2, w0, w1, idh, out + t);
+      }
+    }
+    if (t < n) GatherFold<T, Op>(row + 2 * static_cast<int64_t>(t), 2, window, 4, n - t, identity, out + t);
+  }
+#else
+  for (int r = 0; r < nruns; ++r)
+    GatherFold<T, Op>(base + start[r], 2, window, 4, at[r + 1] - at[r], identity, acc + at[r]);
+#endif
+}
+
 void GAddF32(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<float, AddOp>(b, s, w, nw, n, i, a); }
 void GMulF32(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<float, MulOp>(b, s, w, nw, n, i, a); }
 void GMaxF32(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<float, MaxOp>(b, s, w, nw, n, i, a); }
 void GAddF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<double, AddOp>(b, s, w, nw, n, i, a); }
 void GMulF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<double, MulOp>(b, s, w, nw, n, i, a); }
 void GMaxF64(const void* b, int64_t s, const int64_t* w, int nw, int n, uint64_t i, void* a) { GatherFold<double, MaxOp>(b, s, w, nw, n, i, a); }
+
+#define MAROON_POOL_RUNS(NAME, T, OP)                                                                         \
+  void NAME(const void* b, const int64_t* w, const int64_t* s, const int* at, int nr, uint64_t i, void* a) { \
+    Pool2x2Runs<T, OP>(b, w, s, at, nr, i, a);                                                              \
+  }
+MAROON_POOL_RUNS(PAddF32, float, AddOp) MAROON_POOL_RUNS(PMulF32, float, MulOp) MAROON_POOL_RUNS(PMaxF32, float, MaxOp)
+MAROON_POOL_RUNS(PAddF64, double, AddOp) MAROON_POOL_RUNS(PMulF64, double, MulOp) MAROON_POOL_RUNS(PMaxF64, double, MaxOp)
+#undef MAROON_POOL_RUNS
 
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -198,6 +286,12 @@ HWY_EXPORT(GMaxF32);
 HWY_EXPORT(GAddF64);
 HWY_EXPORT(GMulF64);
 HWY_EXPORT(GMaxF64);
+HWY_EXPORT(PAddF32);
+HWY_EXPORT(PMulF32);
+HWY_EXPORT(PMaxF32);
+HWY_EXPORT(PAddF64);
+HWY_EXPORT(PMulF64);
+HWY_EXPORT(PMaxF64);
 
 namespace {
 #define MAROON_GATHER_DISPATCH(NAME)                                                              \
@@ -207,11 +301,24 @@ namespace {
 MAROON_GATHER_DISPATCH(GAddF32) MAROON_GATHER_DISPATCH(GMulF32) MAROON_GATHER_DISPATCH(GMaxF32)
 MAROON_GATHER_DISPATCH(GAddF64) MAROON_GATHER_DISPATCH(GMulF64) MAROON_GATHER_DISPATCH(GMaxF64)
 #undef MAROON_GATHER_DISPATCH
+#define MAROON_POOL_DISPATCH(NAME)                                                                             \
+  void NAME##_d(const void* b, const int64_t* w, const int64_t* s, const int* at, int nr, uint64_t i, void* a) { \
+    HWY_DYNAMIC_DISPATCH(NAME)(b, w, s, at, nr, i, a);                                                           \
+  }
+MAROON_POOL_DISPATCH(PAddF32) MAROON_POOL_DISPATCH(PMulF32) MAROON_POOL_DISPATCH(PMaxF32)
+MAROON_POOL_DISPATCH(PAddF64) MAROON_POOL_DISPATCH(PMulF64) MAROON_POOL_DISPATCH(PMaxF64)
+#undef MAROON_POOL_DISPATCH
 }  // namespace
 
 WindowGatherFn window_gather(ReduceOp op, DType d) {
   if (d == DType::Float32) return op == ReduceOp::ADD ? GAddF32_d : op == ReduceOp::MUL ? GMulF32_d : GMaxF32_d;
   if (d == DType::Float64) return op == ReduceOp::ADD ? GAddF64_d : op == ReduceOp::MUL ? GMulF64_d : GMaxF64_d;
+  return nullptr;
+}
+
+Pool2x2RunsFn pool2x2_runs(ReduceOp op, DType d) {
+  if (d == DType::Float32) return op == ReduceOp::ADD ? PAddF32_d : op == ReduceOp::MUL ? PMulF32_d : PMaxF32_d;
+  if (d == DType::Float64) return op == ReduceOp::ADD ? PAddF64_d : op == ReduceOp::MUL ? PMulF64_d : PMaxF64_d;
   return nullptr;
 }
 

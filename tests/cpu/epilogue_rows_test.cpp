@@ -82,6 +82,59 @@ TEST(CpuEpilogueRows, ConvBiasResidualReluBitExact) {
   }
 }
 
+// conv2d's bias and ReLU alone (one add of one element along a run, then ReLU) have their own
+// loop (BiasReluRun): each CPU run must take it, bits as the reference's (bias NaNs with
+// payloads, +-0, +-inf, subnormals; operands with specials); a bias without the ReLU, a residual
+// added too, or a per-position bias must not.
+TEST(CpuEpilogueRows, BiasReluTakesItsOwnLoop) {
+  auto bias_relu = [](const std::string& what, const std::function<Tensor()>& build) {
+    check_path(what, build, [] { return cpu::bias_relu_row_tasks(); }, "run the bias + ReLU loop");
+  };
+  auto not_bias_relu = [](const std::string& what, const std::function<Tensor()>& build) {
+    const int64_t rows = cpu::row_epilogue_tasks(), before = cpu::bias_relu_row_tasks();
+    check(what, build);
+    EXPECT_GT(cpu::row_epilogue_tasks(), rows) << what << ": did not run the row epilogue";
+    EXPECT_EQ(cpu::bias_relu_row_tasks(), before) << what << ": took the bias + ReLU loop";
+  };
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string dn(dtype_name(d));
+    for (int64_t width : {21, 6, 32}) {
+      const std::string tag = dn + " on 5x" + std::to_string(width);
+      bias_relu("conv2d of specials + bias, relu " + tag, [=] {
+        return near_one_tensor(d, {2, 3, 5, width}, 40, true)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 41, true), special_bias(d, 16, 42), 1, {1}, {1}, {1})
+            .relu();
+      });
+      bias_relu("conv2d + bias with NaN payloads, relu " + tag, [=] {
+        return near_one_tensor(d, {2, 3, 5, width}, 43)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 44), special_bias(d, 16, 45), 1, {1}, {1}, {1})
+            .relu();
+      });
+      bias_relu("conv2d of -0 + bias, relu (sums of signed zeros) " + tag, [=] {
+        const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
+        Tensor x = tensor_of_bits(std::vector<uint64_t>(static_cast<size_t>(2 * 3 * 5 * width), f.sign_bit()), {2, 3, 5, width}, d);
+        return x.conv2d(near_one_tensor(d, {16, 3, 3, 3}, 56), special_bias(d, 16, 57), 1, {1}, {1}, {1}).relu();
+      });
+      not_bias_relu("conv2d + bias, no relu " + tag, [=] {
+        return near_one_tensor(d, {2, 3, 5, width}, 46)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 47), special_bias(d, 16, 48), 1, {1}, {1}, {1});
+      });
+      not_bias_relu("conv2d + bias + residual, relu " + tag, [=] {
+        Tensor res = near_one_tensor(d, {2, 16, 5, width}, 49, true);
+        return near_one_tensor(d, {2, 3, 5, width}, 50)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 51), near_one_tensor(d, {16}, 52, true), 1, {1}, {1}, {1})
+            .add(res)
+            .relu();
+      });
+    }
+    bias_relu(dn + " matmul + bias per row, relu", [=] {
+      Tensor b = near_one_tensor(d, {40, 1}, 53, true);
+      return prim::add(near_one_tensor(d, {40, 50}, 54).matmul(near_one_tensor(d, {50, 70}, 55)), b.expand({40, 70}))
+          .relu();
+    });
+  }
+}
+
 TEST(CpuEpilogueRows, OtherChainsKeepTheTileInterpreter) {
   const DType d = DType::Float32;
   auto conv = [=] {

@@ -137,5 +137,79 @@ TEST(CpuBackend, WindowGatherReductions) {
   std::printf("window gathers: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
+// 2 x 2 windows at stride 2 (the CNN's max-pools) take window_gather.cpp's Pool2x2RunsFn, a
+// task's runs in one call, MAX with its NaN rule applied once per vector: float32 and float64,
+// every op and mode, random bits and values near one with specials; rows of whole vectors (64,
+// 32 outputs), half vectors (8, 4), two half rows in one vector (8 on AVX-512, 2 on SSE4; an odd
+// number of them, one alone), half plus a gathered tail (13, 5), fewer than a vector (3); each of
+// a window's four positions holding a lane's NaN or infinity, and ties of signed zeros. 3x2 and
+// 2x1 windows and float16 must not take it.
+TEST(CpuBackend, Pool2x2RunsKernel) {
+  const int runs_before = g_runs;
+  struct Case { const char* name; Shape in; };
+  const Case cases[] = {
+      {"runs of 64", {1, 2, 4, 128}}, {"runs of 32", {2, 3, 6, 64}}, {"runs of 16", {2, 16, 4, 32}},
+      {"runs of 8", {2, 5, 6, 16}},  {"runs of 13", {1, 3, 8, 26}},  {"runs of 5", {2, 3, 4, 11}},
+      {"runs of 3", {3, 2, 6, 6}},   {"runs of 4", {2, 3, 4, 8}},    {"three runs of 8", {1, 3, 2, 16}},
+      {"one run of 8", {1, 1, 2, 16}}, {"runs of 2", {1, 5, 2, 4}},
+  };
+  auto pool = [](const Tensor& x, ReduceOp op, Round r) {
+    RoundingScope scope(r);
+    return tiled(x, 2, 2).reduce(op, {4, 5});
+  };
+  auto taken = [] { return cpu::pool2x2_reductions(); };
+  uint64_t seed = 1300;
+  for (DType d : {DType::Float32, DType::Float64})
+    for (ReduceOp op : kAllReduceOps)
+      for (const Case& c : cases) {
+        std::vector<Round> modes{Round::NearestEven};
+        if (op != ReduceOp::MAX) modes = {Round::NearestEven, Round::TowardZero, Round::Up, Round::Down};
+        for (Round r : modes)
+          for (bool grid : {false, true}) {
+            ++seed;
+            check_path(std::string(c.name) + " " + std::string(reduce_op_name(op)) + " " + std::string(dtype_name(d)) +
+                           " " + std::string(round_name(r)) + (grid ? " grid" : ""),
+                       [&] {
+                         return pool(grid ? near_one_tensor(d, c.in, seed, true) : random_bits_tensor(c.in, d, seed), op, r);
+                       },
+                       taken, "take the 2x2 pool kernel");
+          }
+      }
+  // One special in one window position (each of the four in turn), the rest of the lane ordinary
+  // or -inf; and windows of +0, -0, -1 and -inf: MAX's NaN rule and +0 over -0 at every step.
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const sf::Format f = d == DType::Float32 ? sf::kF32 : sf::kF64;
+    const uint64_t ninf = f.sign_bit() | (f.exp_mask() << f.mbits), qnan = (f.exp_mask() << f.mbits) | (uint64_t{1} << (f.mbits - 1));
+    const uint64_t specials[] = {qnan | 5, qnan | f.sign_bit(), (f.exp_mask() << f.mbits) | 1, ninf, 0, f.sign_bit()};
+    for (int pos = 0; pos < 4; ++pos)
+      for (uint64_t sp : specials)
+        check_path(std::string("special at position ") + std::to_string(pos) + " " + std::string(dtype_name(d)), [=] {
+          Gen g(pos * 31 + sp % 97);
+          const Shape in{2, 3, 4, 40};
+          std::vector<uint64_t> v = near_one(g, static_cast<size_t>(2 * 3 * 4 * 40), f);
+          for (size_t i = 0; i < v.size(); ++i) {
+            const size_t col = i % 40, row = (i / 40) % 4;
+            if (static_cast<int>((row % 2) * 2 + col % 2) == pos && (i / 2) % 3 == 0) v[i] = sp;
+            else if (g.next() % 5 == 0) v[i] = ninf;
+          }
+          return pool(tensor_of_bits(v, in, d), ReduceOp::MAX, Round::NearestEven);
+        }, taken, "take the 2x2 pool kernel");
+    check_path(std::string("signed zero windows ") + std::string(dtype_name(d)), [=] {
+      const uint64_t pick[] = {0, f.sign_bit(), encode(f, -1.0), ninf};
+      Gen g(78);
+      std::vector<uint64_t> v(4 * 6 * 8 * 34);
+      for (auto& x : v) x = pick[g.next() % 4];
+      return pool(tensor_of_bits(v, {4, 6, 8, 34}, d), ReduceOp::MAX, Round::NearestEven);
+    }, taken, "take the 2x2 pool kernel");
+  }
+  // Look-alikes that must not: 3x2 windows, 2x1 windows, float16.
+  const int64_t before = taken();
+  check("3x2 pool", [] { return tiled(random_bits_tensor({2, 3, 9, 40}, DType::Float32, 5), 3, 2).reduce(ReduceOp::MAX, {4, 5}); });
+  check("2x1 pool", [] { return tiled(random_bits_tensor({2, 3, 8, 34}, DType::Float32, 6), 2, 1).reduce(ReduceOp::MAX, {4, 5}); });
+  check("float16 2x2 pool", [] { return tiled(random_bits_tensor({2, 3, 8, 34}, DType::Float16, 7), 2, 2).reduce(ReduceOp::MAX, {4, 5}); });
+  EXPECT_EQ(taken(), before);
+  std::printf("2x2 pool runs: %d backend runs equal to the reference\n", g_runs - runs_before);
+}
+
 }  // namespace
 }  // namespace maroon::test
