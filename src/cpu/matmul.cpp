@@ -88,6 +88,27 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
 }
 
 namespace {
+// Whether A's first 8 rows step by 1 or 2 (an output row of at least 8 positions, stride 1 or 2)
+// and its first 16 lie in at most two groups, each ascending within 32 elements of its first
+// (conv2d's stride-2 output rows, or two rows of an 8-wide image): computed transposed, B's
+// vectors of such columns are packed by lane permutes (gemm.cpp's PackBSpan, AVX-512) and the
+// output is written in whole rows. Not the weight gradient (rows along a window's runs of kw).
+// A function of the layout only, never of the target: elsewhere those panels are packed element
+// by element.
+bool grouped_rows(std::span<const int64_t> rowA) {
+  if (rowA.size() < 16) return false;
+  const int64_t step = rowA[1] - rowA[0];
+  if (step != 1 && step != 2) return false;
+  for (size_t i = 2; i < 8; ++i)
+    if (rowA[i] - rowA[i - 1] != step) return false;
+  size_t groups = 0;
+  for (size_t i = 0; i < 16; ++groups) {
+    const int64_t first = rowA[i];
+    for (++i; i < 16 && rowA[i] > rowA[i - 1] && rowA[i] - first < 32;) ++i;
+  }
+  return groups <= 2;
+}
+
 // The product (or the epilogue that took it over) now holds buf.
 bool finish_matmul(Node& out, const Epilogue* epi, std::shared_ptr<Buffer> buf) {
   Node& result = epi ? epi->out() : out;
@@ -114,7 +135,8 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     };
     const bool cols_apart = plan.colC.size() > 1 && plan.colC[1] != plan.colC[0] + 1;
     const int64_t packed = plan.split.M * plan.split.K * static_cast<int64_t>(itemsize(out.dtype));
-    if (cols_apart && run(plan.rowC) > 1 && run(plan.rowA) >= 16 && packed <= (int64_t{32} << 20))
+    if (cols_apart && run(plan.rowC) > 1 && (run(plan.rowA) >= 16 || grouped_rows(plan.rowA)) &&
+        packed <= (int64_t{32} << 20))
       plan.transpose();
     // A long reduction onto few rows (conv2d's weight gradient: output channels by
     // (cin, kh, kw), summed over batch and positions) would pack all of B, the im2col matrix
