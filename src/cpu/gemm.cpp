@@ -22,6 +22,7 @@ namespace maroon::cpu {
 std::atomic<int64_t>& direct_task_count();  // shared by every target's kernel (defined below)
 std::atomic<int64_t>& span_a_panel_count();
 std::atomic<int64_t>& span_b_panel_count();
+std::atomic<int64_t>& column_run_task_count();
 std::atomic<int64_t>& edge_task_count(GemmEdge kind);  // shared by every target's kernel (defined below)
 }  // namespace maroon::cpu
 
@@ -567,6 +568,13 @@ struct TileKernel {
 template <class T>
 using EdgeFn = TileKernel<T> (*)(int64_t rows, int64_t vecs, bool direct);
 
+// How many runs of adjacent offsets idx[0, n) is in.
+inline int64_t ColumnRuns(const int64_t* idx, int64_t n) {
+  int64_t runs = n > 0;
+  for (int64_t j = 1; j < n; ++j) runs += idx[j] != idx[j - 1] + 1;
+  return runs;
+}
+
 template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect, EdgeFn<T> Edge = nullptr>
 void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
@@ -641,6 +649,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
         }
       }
   }
+  bool column_runs = false;  // a tile written as its rows' runs of columns, for the harness
   for (int64_t pj = 0; pj < np; ++pj) {  // tiles not kept in place
     const int64_t ja = pj * NR, jb = std::min(nc, (pj + 1) * NR);
     for (int64_t pi = 0; pi < mp; ++pi) {
@@ -649,6 +658,21 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       if (unit[pj]) {  // an edge tile
         for (int64_t i = ia; i < ib; ++i)
           for (int64_t j = ja; j < jb; ++j) C[g.rowC[i0 + i] + g.colC[j0 + j]] = ctile[i * ldc + j];
+        continue;
+      }
+      // Columns in runs (conv2d computed transposed: a panel across two images, its rows the
+      // channels a plane apart): each row's runs of adjacent columns copied whole. Element by
+      // element (below, rows in runs of one) this was most of Block's own samples in the ResNet.
+      if (ColumnRuns(g.colC + j0 + ja, jb - ja) * 2 <= jb - ja) {
+        for (int64_t i = ia; i < ib; ++i) {
+          T* out = C + g.rowC[i0 + i];
+          const T* src = ctile + i * ldc;
+          for (int64_t a = ja, e; a < jb; a = e) {
+            for (e = a + 1; e < jb && g.colC[j0 + e] == g.colC[j0 + e - 1] + 1;) ++e;
+            copy_run(out + g.colC[j0 + a], src + a, e - a);
+          }
+        }
+        column_runs = true;
         continue;
       }
       // Scattered columns (conv2d's output channels, a plane apart): runs of rows adjacent in
@@ -664,6 +688,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   }
   for (int e = 0; e < 3; ++e)
     if (edge[e]) edge_task_count(static_cast<GemmEdge>(e)).fetch_add(1, std::memory_order_relaxed);
+  if (column_runs) column_run_task_count().fetch_add(1, std::memory_order_relaxed);
 }
 
 // The tile for a product with N columns: wide (6 x 4) when it has at least one full wide panel
@@ -804,6 +829,11 @@ std::atomic<int64_t>& span_b_panel_count() {
   return n;
 }
 int64_t gemm_span_b_panels() { return span_b_panel_count().load(std::memory_order_relaxed); }
+std::atomic<int64_t>& column_run_task_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_column_run_tasks() { return column_run_task_count().load(std::memory_order_relaxed); }
 std::atomic<int64_t>& edge_task_count(GemmEdge kind) {
   static std::atomic<int64_t> n[3]{};
   return n[static_cast<int>(kind)];

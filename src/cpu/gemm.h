@@ -108,6 +108,9 @@ int64_t gemm_span_a_panels();
 // lane permutes (AVX-512 only: conv2d's im2col columns, stride 2 or 8-wide images, computed
 // transposed).
 int64_t gemm_span_b_panels();
+// How many tasks wrote a scratch tile out as its rows' runs of adjacent columns (conv2d computed
+// transposed: a panel across two images), in this process (for the harness).
+int64_t gemm_column_run_tasks();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
 // Edge kernels (gemm.cpp's MicroEdge): a product's last rows (short) or last columns (narrow)

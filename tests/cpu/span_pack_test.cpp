@@ -23,9 +23,9 @@ struct Conv {
 
 // As ONNX's Conv runs (src/onnx/ops_nn.cpp): the padded input written out first. Specials (NaN,
 // infinities, signed zeros, subnormals) in x where asked; elsewhere they would make most sums NaN.
-Tensor conv(const Conv& c, bool specials, bool bias_relu) {
+Tensor conv(const Conv& c, bool specials, bool bias_relu, int64_t batch = 2) {
   const DType d = DType::Float32;
-  Tensor x = near_one_tensor(d, {2, c.cin, c.hw, c.hw}, c.cin + c.hw, specials);
+  Tensor x = near_one_tensor(d, {batch, c.cin, c.hw, c.hw}, c.cin + c.hw, specials);
   if (c.pad) x = x.pad({{0, 0}, {0, 0}, {c.pad, c.pad}, {c.pad, c.pad}}).mul(Tensor::full({}, 1.0, d));
   Tensor w = near_one_tensor(d, {c.cout, c.cin, c.k, c.k}, c.cout + 7);
   if (!bias_relu) return x.conv2d(w, std::nullopt, 1, {c.stride}, {1}, {0});
@@ -58,6 +58,16 @@ TEST(CpuSpanPack, StridedAndEightWideConvsPackBPanelsBitExact) {
                   [=] { return conv(c, specials, epi); }, [] { return cpu::gemm_span_b_panels(); },
                   "pack B panels by lane permutes", {"avx512"});
   }
+}
+
+TEST(CpuSpanPack, TilesAcrossTwoImagesWrittenAsColumnRuns) {
+  // 8x8 outputs (64 an image), 3 images, in 48-column panels (the 8 x 3 tile of 32 channels,
+  // AVX-512): a panel across two images is computed in a scratch tile and written a row's runs
+  // at a time.
+  const Conv c{16, 32, 15, 3, 2, 1};
+  for (bool epi : {false, true})
+    check_path_on("conv2d " + c.tag() + (epi ? " + bias, relu" : ""), [=] { return conv(c, true, epi, 3); },
+                  [] { return cpu::gemm_column_run_tasks(); }, "write a tile as runs of columns", {"avx512"});
 }
 
 }  // namespace
