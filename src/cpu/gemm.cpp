@@ -21,6 +21,8 @@
 namespace maroon::cpu {
 std::atomic<int64_t>& direct_task_count();  // shared by every target's kernel (defined below)
 std::atomic<int64_t>& span_a_panel_count();
+std::atomic<int64_t>& span_b_panel_count();
+std::atomic<int64_t>& column_run_task_count();
 std::atomic<int64_t>& edge_task_count(GemmEdge kind);  // shared by every target's kernel (defined below)
 }  // namespace maroon::cpu
 
@@ -369,15 +371,24 @@ inline __m512 LoadSegment(const SpanSegment& s, const float* p) {
 // conv's time. Masked lanes are not read, and every lane read lies between two elements of the
 // panel's rows. A copy either way, so the same bits. False (nothing written) if the rows are not
 // so.
+// Rows [0, MR) as one group within 32 elements of the first (*split = MR) or two (the second
+// from *split on); false if they are not.
+template <int MR>
+bool FindGroups(const float* const* rows, SpanSegment* a, SpanSegment* b, int* split) {
+  *split = MR;
+  if (FindSegment(rows, 0, MR, a)) return true;
+  int s = 1;
+  while (s < MR && rows[s] - rows[0] >= 0 && rows[s] - rows[0] < 32) ++s;
+  *split = s;
+  return FindSegment(rows, 0, s, a) && FindSegment(rows, s, MR, b);
+}
+
 template <int MR>
 bool PackASpan(const float* const* rows, const int64_t* kA, int kc, float* dst) {
   static_assert(MR <= 16, "one vector of lanes per k");
   SpanSegment a, b;
-  int split = MR;  // the second group's first row, if any
-  if (!FindSegment(rows, 0, MR, &a)) {
-    for (split = 1; split < MR && rows[split] - rows[0] >= 0 && rows[split] - rows[0] < 32;) ++split;
-    if (!FindSegment(rows, 0, split, &a) || !FindSegment(rows, split, MR, &b)) return false;
-  }
+  int split;  // the second group's first row, if any
+  if (!FindGroups<MR>(rows, &a, &b, &split)) return false;
   const __mmask16 out = static_cast<__mmask16>((1u << MR) - 1);
   const float* const base = rows[0];
   if (split == MR) {
@@ -389,6 +400,51 @@ bool PackASpan(const float* const* rows, const int64_t* kA, int kc, float* dst) 
     }
   }
   span_a_panel_count().fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+// A B panel of NV vectors of float32 (columns col[0, live), the rest zero) where each vector's 16
+// columns lie in one or two groups within 32 elements of their first (PackASpan's rows, here the
+// columns of conv2d's im2col matrix computed transposed: output positions 2 apart along a row for
+// a stride-2 conv, or two rows of an 8-wide image), as [k][16 NV]: per k two masked loads per
+// group, a lane permute, a blend of the groups; a vector at a time down k, so its masks and lane
+// indices stay in registers. Element by element (pack_b_panels' runs of one) such a panel kept
+// stride-2 convs from being computed transposed. A copy either way, so the same bits. False
+// (nothing written) if a vector is partly live, some live vector's columns are not so, or all
+// are adjacent (a plain copy, or read in place).
+template <int NV>
+bool PackBSpan(const float* B, const int64_t* col, int64_t live, const int64_t* kB, int64_t K, float* dst) {
+  if (live % 16 != 0) return false;
+  const int nv = static_cast<int>(std::min<int64_t>(live / 16, NV));
+  SpanSegment a[NV], b[NV];
+  int split[NV];
+  const float* base[NV];
+  bool apart = false;
+  for (int v = 0; v < nv; ++v) {
+    const float* rows[16];
+    for (int r = 0; r < 16; ++r) rows[r] = B + col[16 * v + r];
+    if (!FindGroups<16>(rows, &a[v], &b[v], &split[v])) return false;
+    base[v] = rows[0];
+    apart = apart || !adjacent(col + 16 * v, 16);
+  }
+  if (!apart) return false;
+  constexpr int64_t kStep = 16 * NV;
+  for (int v = 0; v < nv; ++v) {
+    const SpanSegment s = a[v];
+    float* d = dst + 16 * v;
+    if (split[v] == 16) {
+      for (int64_t k = 0; k < K; ++k) _mm512_storeu_ps(d + k * kStep, LoadSegment(s, base[v] + kB[k]));
+    } else {
+      const SpanSegment t = b[v];
+      for (int64_t k = 0; k < K; ++k) {
+        const float* p = base[v] + kB[k];
+        _mm512_storeu_ps(d + k * kStep, _mm512_mask_mov_ps(LoadSegment(s, p), t.lanes, LoadSegment(t, p)));
+      }
+    }
+  }
+  for (int v = nv; v < NV; ++v)
+    for (int64_t k = 0; k < K; ++k) _mm512_storeu_ps(dst + k * kStep + 16 * v, _mm512_setzero_ps());
+  span_b_panel_count().fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 #endif
@@ -455,6 +511,29 @@ void PackBTransposed(const T* src, int64_t stride, int64_t live, int64_t nr, int
   pack_b_transposed(src, stride, live, nr, K, dst);
 }
 
+// B panels [p0, p1) packed by PackBSpan where the first one can be (float32, AVX-512): the others
+// that cannot, one by one as PackB would (in place, or pack_b_panels). False, nothing written, if the first panel is not such a panel.
+template <class T, int NV>
+bool SpanPanels(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
+#if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+  if constexpr (sizeof(T) == 4) {
+    const hn::ScalableTag<T> d;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d)), nr = NV * L;
+    const float* B = static_cast<const float*>(g.B) + g.batchB[b];
+    auto span = [&](int64_t p) {
+      return PackBSpan<NV>(B, g.colB + p * nr, std::min(nr, g.N - p * nr), g.kB, g.K, bpack + p * g.K * nr);
+    };
+    if (!span(p0)) return false;
+    for (int64_t p = p0 + 1; p < p1; ++p)
+      if (!span(p) && !(g.direct_b && gemm_direct_panel(g, p, nr, L)))
+        pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p, p + 1);
+    return true;
+  }
+#endif
+  (void)g, (void)b, (void)bpack, (void)p0, (void)p1;
+  return false;
+}
+
 // Packs every B panel of batch b once; all tasks of the batch share them. A is packed by each
 // task for its own rows, a k block at a time, so no buffer ever holds all of A: for conv2d, A is
 // the im2col matrix, many times larger than the image.
@@ -463,6 +542,7 @@ template <class T, int NV>
 void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d)), nr = NV * L;
+  if (p0 < p1 && SpanPanels<T, NV>(g, b, bpack, p0, p1)) return;
   if (!g.direct_b) return pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p0, p1);
   for (int64_t p = p0; p < p1; ++p)
     if (!gemm_direct_panel(g, p, nr, L)) pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p, p + 1);
@@ -487,6 +567,13 @@ struct TileKernel {
 // tile's of either); direct: B read in place (whole panels only, so vecs is the tile's).
 template <class T>
 using EdgeFn = TileKernel<T> (*)(int64_t rows, int64_t vecs, bool direct);
+
+// How many runs of adjacent offsets idx[0, n) is in.
+inline int64_t ColumnRuns(const int64_t* idx, int64_t n) {
+  int64_t runs = n > 0;
+  for (int64_t j = 1; j < n; ++j) runs += idx[j] != idx[j - 1] + 1;
+  return runs;
+}
 
 template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect, EdgeFn<T> Edge = nullptr>
 void Block(const GemmArgs& g, const T* bpack, int64_t task) {
@@ -562,6 +649,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
         }
       }
   }
+  bool column_runs = false;  // a tile written as its rows' runs of columns, for the harness
   for (int64_t pj = 0; pj < np; ++pj) {  // tiles not kept in place
     const int64_t ja = pj * NR, jb = std::min(nc, (pj + 1) * NR);
     for (int64_t pi = 0; pi < mp; ++pi) {
@@ -570,6 +658,21 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       if (unit[pj]) {  // an edge tile
         for (int64_t i = ia; i < ib; ++i)
           for (int64_t j = ja; j < jb; ++j) C[g.rowC[i0 + i] + g.colC[j0 + j]] = ctile[i * ldc + j];
+        continue;
+      }
+      // Columns in runs (conv2d computed transposed: a panel across two images, its rows the
+      // channels a plane apart): each row's runs of adjacent columns copied whole. Element by
+      // element (below, rows in runs of one) this was most of Block's own samples in the ResNet.
+      if (ColumnRuns(g.colC + j0 + ja, jb - ja) * 2 <= jb - ja) {
+        for (int64_t i = ia; i < ib; ++i) {
+          T* out = C + g.rowC[i0 + i];
+          const T* src = ctile + i * ldc;
+          for (int64_t a = ja, e; a < jb; a = e) {
+            for (e = a + 1; e < jb && g.colC[j0 + e] == g.colC[j0 + e - 1] + 1;) ++e;
+            copy_run(out + g.colC[j0 + a], src + a, e - a);
+          }
+        }
+        column_runs = true;
         continue;
       }
       // Scattered columns (conv2d's output channels, a plane apart): runs of rows adjacent in
@@ -585,6 +688,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   }
   for (int e = 0; e < 3; ++e)
     if (edge[e]) edge_task_count(static_cast<GemmEdge>(e)).fetch_add(1, std::memory_order_relaxed);
+  if (column_runs) column_run_task_count().fetch_add(1, std::memory_order_relaxed);
 }
 
 // The tile for a product with N columns: wide (6 x 4) when it has at least one full wide panel
@@ -720,6 +824,16 @@ std::atomic<int64_t>& span_a_panel_count() {
   return n;
 }
 int64_t gemm_span_a_panels() { return span_a_panel_count().load(std::memory_order_relaxed); }
+std::atomic<int64_t>& span_b_panel_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_span_b_panels() { return span_b_panel_count().load(std::memory_order_relaxed); }
+std::atomic<int64_t>& column_run_task_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_column_run_tasks() { return column_run_task_count().load(std::memory_order_relaxed); }
 std::atomic<int64_t>& edge_task_count(GemmEdge kind) {
   static std::atomic<int64_t> n[3]{};
   return n[static_cast<int>(kind)];

@@ -104,6 +104,13 @@ int64_t matmul_narrow_transposes();
 // How many A panels of float32 rows within 32 elements of their first were packed a k at a time
 // by a lane permute (AVX-512 only: conv2d's im2col rows, not computed transposed).
 int64_t gemm_span_a_panels();
+// How many B panels of float32 columns in groups within 32 elements were packed a k at a time by
+// lane permutes (AVX-512 only: conv2d's im2col columns, stride 2 or 8-wide images, computed
+// transposed).
+int64_t gemm_span_b_panels();
+// How many tasks wrote a scratch tile out as its rows' runs of adjacent columns (conv2d computed
+// transposed: a panel across two images), in this process (for the harness).
+int64_t gemm_column_run_tasks();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
 // Edge kernels (gemm.cpp's MicroEdge): a product's last rows (short) or last columns (narrow)

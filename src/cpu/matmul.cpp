@@ -88,6 +88,29 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
 }
 
 namespace {
+constexpr int64_t kConvSpan = 192;
+
+// Whether A's first 8 rows step by 1 or 2 (an output row of at least 8 positions, stride 1 or 2)
+// and its first 16 lie in at most two groups, each ascending within 32 elements of its first
+// (conv2d's stride-2 output rows, or two rows of an 8-wide image): computed transposed, B's
+// vectors of such columns are packed by lane permutes (gemm.cpp's PackBSpan, AVX-512) and the
+// output is written in whole rows. Not the weight gradient (rows along a window's runs of kw).
+// A function of the layout only, never of the target: elsewhere those panels are packed element
+// by element.
+bool grouped_rows(std::span<const int64_t> rowA) {
+  if (rowA.size() < 16) return false;
+  const int64_t step = rowA[1] - rowA[0];
+  if (step != 1 && step != 2) return false;
+  for (size_t i = 2; i < 8; ++i)
+    if (rowA[i] - rowA[i - 1] != step) return false;
+  size_t groups = 0;
+  for (size_t i = 0; i < 16; ++groups) {
+    const int64_t first = rowA[i];
+    for (++i; i < 16 && rowA[i] > rowA[i - 1] && rowA[i] - first < 32;) ++i;
+  }
+  return groups <= 2;
+}
+
 // The product (or the epilogue that took it over) now holds buf.
 bool finish_matmul(Node& out, const Epilogue* epi, std::shared_ptr<Buffer> buf) {
   Node& result = epi ? epi->out() : out;
@@ -106,6 +129,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   // small and A's rows come in runs long enough to copy whole (an image at least 16 wide).
   // Measured on conv2d 1->32 5x5 on 28x28, batch 64: 1.6 -> 1.15 ms; on 8x8 images the
   // transposed product was slower (0.19 -> 0.36 ms for 4->64 3x3).
+  bool conv_rows = false;  // computed transposed for whole output rows (conv2d)
   {
     auto run = [](std::span<const int64_t> v) {  // leading elements one apart
       size_t n = v.empty() ? 0 : 1;
@@ -114,8 +138,11 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     };
     const bool cols_apart = plan.colC.size() > 1 && plan.colC[1] != plan.colC[0] + 1;
     const int64_t packed = plan.split.M * plan.split.K * static_cast<int64_t>(itemsize(out.dtype));
-    if (cols_apart && run(plan.rowC) > 1 && run(plan.rowA) >= 16 && packed <= (int64_t{32} << 20))
+    if (cols_apart && run(plan.rowC) > 1 && (run(plan.rowA) >= 16 || grouped_rows(plan.rowA)) &&
+        packed <= (int64_t{32} << 20)) {
       plan.transpose();
+      conv_rows = true;
+    }
     // A long reduction onto few rows (conv2d's weight gradient: output channels by
     // (cin, kh, kw), summed over batch and positions) would pack all of B, the im2col matrix
     // (655 MB for beautiful_mnist's second layer at batch 512): transposed, B is the output
@@ -139,6 +166,11 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   // two tasks. A column's sums are the same whichever task computes it; the split depends on
   // the shape only.
   int64_t span = gemm_task_span(M, N);
+  // conv2d's output rows (one row block): columns per task a multiple of 192, whole panels of
+  // either wide tile (64 or 48 float32 columns on AVX-512, 16 elsewhere), so that the tile
+  // chosen for a task's columns (8 x 3 for 32 or 64 channels) computes no padded column. The
+  // split depends on the shape only and never changes a bit.
+  if (conv_rows && M <= kGemmMC && span >= 2 * kConvSpan) span = span / kConvSpan * kConvSpan;
   if (M <= kGemmMC && N <= span && N >= 16 && M * N * K >= (int64_t{1} << 22)) {
     span = (N + 1) / 2;
     g_column_splits.fetch_add(1);

@@ -9,6 +9,7 @@
 // every other x * 1 is x exactly, in every rounding mode, -0 and subnormals included). So the
 // kernel's bits, whichever path; being a kernel, it also runs in JIT replays.
 #include "cpu/pad_copy.h"
+#include "cpu/pad_copy_simd.h"
 
 #include <algorithm>
 #include <atomic>
@@ -54,27 +55,6 @@ void copy_canonical(const T* src, int64_t stride, int64_t n, T* dst) {
   }
 }
 
-// n zero elements at d: the short borders of an image row (one element for a 3x3 conv's pad)
-// stored inline; a libc memset call for each, twice a row, was most of a (32,64,10,10) pad.
-template <class T>
-inline void zeros(T* d, int64_t n) {
-  if (n == 1) d[0] = 0;
-  else if (n == 2) d[0] = d[1] = 0;
-  else if (n > 0) std::memset(d, 0, static_cast<size_t>(n) * sizeof(T));
-}
-
-// copy_canonical of adjacent elements (vectorized: the stride is no longer a variable).
-template <class T>
-void copy_canonical_unit(const T* src, int64_t n, T* dst) {
-  constexpr T abs = sizeof(T) == 4 ? T(0x7FFFFFFFu) : T(0x7FFFFFFFFFFFFFFFull);
-  constexpr T inf = sizeof(T) == 4 ? T(0x7F800000u) : T(0x7FF0000000000000ull);
-  constexpr T canon = sizeof(T) == 4 ? T(0x7FC00000u) : T(0x7FF8000000000000ull);
-  for (int64_t i = 0; i < n; ++i) {
-    const T v = src[i];
-    dst[i] = (v & abs) > inf ? canon : v;
-  }
-}
-
 struct PadCopy {
   const View& v;
   const uint8_t* src;
@@ -110,20 +90,16 @@ struct PadCopy {
   // rows as one fill each, every other row as its borders and a unit-stride copy, without a
   // call per row (the rows are 8 to 32 elements; the recursion, a memset call per border and a
   // strided copy per row were 0.22 ms of a (32,64,10,10) pad, several times its bytes' worth).
+  // Vectorized per SIMD target (pad_copy_simd.cpp).
   template <class T>
   void plane(size_t ax, int64_t base, const T* s, T* d) const {
     const int64_t n1 = v.shape[ax], lo1 = std::clamp<int64_t>(v.mask[ax].first, 0, n1),
                   hi1 = std::clamp<int64_t>(v.mask[ax].second, lo1, n1);
     const int64_t n2 = v.shape[ax + 1], lo2 = std::clamp<int64_t>(v.mask[ax + 1].first, 0, n2),
                   hi2 = std::clamp<int64_t>(v.mask[ax + 1].second, lo2, n2);
-    std::memset(d, 0, static_cast<size_t>(lo1 * n2) * sizeof(T));
-    for (int64_t i = lo1; i < hi1; ++i) {
-      T* row = d + i * n2;
-      zeros(row, lo2);
-      copy_canonical_unit(s + base + i * v.strides[ax] + lo2, hi2 - lo2, row + lo2);
-      zeros(row + hi2, n2 - hi2);
-    }
-    std::memset(d + hi1 * n2, 0, static_cast<size_t>((n1 - hi1) * n2) * sizeof(T));
+    // Row i's element j at s + base + i * stride + j: offsets formed for valid rows only.
+    const PadPlane p{n1, lo1, hi1, n2, lo2, hi2, v.strides[ax]};
+    pad_plane(p, s + base, d);
   }
 };
 
