@@ -555,17 +555,18 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
     outputs[node(n)] = std::move(also);
   }
   impl_->outputs = std::move(outputs);
+  // A row kernel's operands may be leaves outside the schedule (an input, a weight), which a
+  // copy of the graph does not name: only the inner nodes are kept (execute() matches again).
   std::unordered_map<const Node*, RowSoftmax> softmaxes;
   for (auto& [n, site] : impl_->softmaxes) {
     nodes(site.inner);
-    softmaxes[node(n)] = {node(site.x), site.neg, site.scale, std::move(site.inner)};
+    softmaxes[node(n)].inner = std::move(site.inner);
   }
   impl_->softmaxes = std::move(softmaxes);
   std::unordered_map<const Node*, RowLayerNorm> layernorms;
   for (auto& [n, site] : impl_->layernorms) {
     nodes(site.inner);
-    layernorms[node(n)] = {node(site.x), node(site.k1), node(site.neg), node(site.k2), node(site.eps),
-                           node(site.gamma), node(site.beta), std::move(site.inner)};
+    layernorms[node(n)].inner = std::move(site.inner);
   }
   impl_->layernorms = std::move(layernorms);
   for (std::vector<Node*>& r : impl_->release) nodes(r);
@@ -741,6 +742,9 @@ void run_kept_elementwise(Node& n, Plan::Impl::Kept* kept, const std::vector<Nod
   for (Node* o : also) o->realized = true;
 }
 
+// The readers were checked when the plan was made.
+bool any_readers(const Node*, int) { return true; }
+
 // A row kernel (softmax, layernorm), else (its operands not contiguous rows) its nodes one by
 // one on the reference executor and n's own kernel: the same bits either way.
 template <class F>
@@ -788,14 +792,18 @@ void execute(const Plan& p) {
         prof.timed(n, also.empty() ? "elementwise" : "multi-out", [&] { run_kept_elementwise(*n, k, also); return true; });
         break;
       }
-      case Action::Softmax:
-        run_row_kernel(*n, "row-softmax", [&] { return run_row_softmax(*n, p.impl_->softmaxes.at(n)); },
+      case Action::Softmax: {  // its operands found from n again: a replay's copy has its own
+        RowSoftmax now;
+        run_row_kernel(*n, "row-softmax", [&] { return match_row_softmax(n, any_readers, &now) && run_row_softmax(*n, now); },
                        p.impl_->softmaxes.at(n).inner, prof);
         break;
-      case Action::LayerNorm:
-        run_row_kernel(*n, "row-layernorm", [&] { return run_row_layernorm(*n, p.impl_->layernorms.at(n)); },
+      }
+      case Action::LayerNorm: {
+        RowLayerNorm now;
+        run_row_kernel(*n, "row-layernorm", [&] { return match_row_layernorm(n, any_readers, &now) && run_row_layernorm(*n, now); },
                        p.impl_->layernorms.at(n).inner, prof);
         break;
+      }
       case Action::Epilogue:
         run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof, k ? &k->prog : nullptr);
         break;

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "cpu/row_layernorm.h"
+#include "cpu/row_softmax.h"
 #include "harness.h"
+#include "maroon/maroon.h"
 #include "maroon/primitives.h"
 
 namespace maroon::test {
@@ -95,6 +97,41 @@ TEST(CpuBackend, RowLayerNormOtherCasesKeepTheirKernels) {
     Tensor g = near_one_tensor(DType::Float32, {64}, 1997);
     return onnx_layernorm(x, g.flip({0}), g);
   });
+}
+
+// A captured step (TinyJit) replays its plans on a private copy of the graph (Plan::remap): an
+// attention-like step, softmax then layernorm of a residual add, gives the plain function's bits
+// on every call, with new data each time, and its replays run both row kernels.
+TEST(CpuBackend, RowKernelsInTinyJitReplays) {
+  auto step = [](const std::vector<Tensor>& in) {
+    Tensor p = in[0].matmul(in[1]).softmax(-1);
+    return std::vector<Tensor>{onnx_layernorm(p.matmul(in[1]) + in[0], in[2], in[3])};
+  };
+  for (int t : {1, 2}) {
+    BackendSettings keep;
+    set_backend(Backend::Cpu);
+    set_num_threads(t);
+    TinyJit jit(step);
+    for (int k = 0; k < 5; ++k) {
+      const uint64_t seed = 2000 + static_cast<uint64_t>(10 * k);
+      auto inputs = [&] {
+        return std::vector<Tensor>{near_one_tensor(DType::Float32, {4, 24, 64}, seed, true),
+                                   near_one_tensor(DType::Float32, {64, 64}, seed + 1),
+                                   near_one_tensor(DType::Float32, {64}, seed + 2),
+                                   near_one_tensor(DType::Float32, {64}, seed + 3)};
+      };
+      const int64_t sm = cpu::row_softmax_tasks(), ln = tasks();
+      std::vector<uint8_t> got = jit(inputs())[0].bytes();
+      if (k >= 2) {
+        EXPECT_GT(cpu::row_softmax_tasks(), sm) << "replay " << k << " did not run the row softmax";
+        EXPECT_GT(tasks(), ln) << "replay " << k << " did not run the row layernorm";
+      }
+      set_backend(Backend::Ref);
+      std::vector<uint8_t> want = step(inputs())[0].bytes();
+      set_backend(Backend::Cpu);
+      ASSERT_EQ(got, want) << "call " << k << " on " << t << " threads";
+    }
+  }
 }
 
 }  // namespace
