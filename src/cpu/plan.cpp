@@ -1,6 +1,7 @@
 // Decides which nodes of a schedule get a buffer and which are fused into their consumer, in
 // named steps: count each node's consumers, find the matmul chains to defer, then run each node
 // (a reduction, another non-elementwise op, or an elementwise op that is fused or materialized).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,8 @@
 #include "cpu/mask_rules.h"
 #include "cpu/plan_key.h"
 #include "cpu/pool_reduce.h"
+#include "cpu/row_layernorm.h"
+#include "cpu/row_softmax.h"
 #include "maroon/settings.h"
 #include "maroon/tensor.h"
 #include "ref/executor.h"
@@ -360,12 +363,14 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
 // the graph (consumer counts, handles, which sources end up materialized) and not on the data,
 // so a captured step (core/jit.cpp) replays them without deciding again.
 struct Plan::Impl {
-  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue, Alias };
+  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue, Alias, Softmax, LayerNorm };
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
   // Action::Elementwise's node -> the other nodes its kernel writes (find_outputs)
   std::unordered_map<const Node*, std::vector<Node*>> outputs;
+  std::unordered_map<const Node*, RowSoftmax> softmaxes;  // Action::Softmax's node -> its pattern
+  std::unordered_map<const Node*, RowLayerNorm> layernorms;  // Action::LayerNorm's
   std::vector<std::vector<Node*>> release;  // per kernel run: the buffers to drop after it (set_releases)
   // Per step, what keep_between_runs() lets a run leave to the next: the source view a movement
   // node's view was computed from (the node keeps the view itself), an elementwise program.
@@ -442,6 +447,77 @@ void take_outputs(Node* e, const Consumers& c, NodeMap<KernelStep>& kernels, Pla
   kernels[e] = {plan.steps.size(), ops};
 }
 
+// Softmax over the last axis as one kernel (row_softmax.h) at its product's step: the nodes it
+// computes inside, planned as their own kernels before, become Skip. Their steps are the
+// positions of the nodes in `order` (one step per node, in order).
+// An inner node planned as a matmul's epilogue (softmax's 1 / sum, a sum being a REDUCE ADD)
+// may go only with its REDUCE and views, which are then inner nodes too.
+bool inner_epilogues(const std::vector<Node*>& inner, const Plan::Impl& plan) {
+  auto in = [&](const Node* m) { return std::find(inner.begin(), inner.end(), m) != inner.end(); };
+  for (const Node* m : inner) {
+    auto e = plan.epilogues.find(m);
+    if (e == plan.epilogues.end()) continue;
+    if (!in(e->second.reduce)) return false;
+    for (const Node* v : e->second.views)
+      if (!in(v)) return false;
+  }
+  return true;
+}
+
+void skip_steps(const std::vector<Node*>& inner, const std::vector<Node*>& order, Plan::Impl& plan) {
+  for (const Node* m : inner) plan.epilogues.erase(m);
+  size_t found = 0;
+  for (size_t k = plan.steps.size(); k-- > 0 && found < inner.size();)
+    if (std::find(inner.begin(), inner.end(), order[k]) != inner.end()) {
+      plan.steps[k].second = Plan::Impl::Action::Skip;
+      ++found;
+    }
+}
+
+// x, an elementwise node the plan fuses into its readers (an op over realized leaves: the
+// residual add before a layernorm, recomputed by its row sums and by x - mean), gets a kernel
+// of its own at its step instead, so that a row kernel can read it. Materializing never changes
+// a bit; other readers of x then read it as a leaf.
+bool write_out(Node* x, const std::vector<Node*>& order, const Consumers& c, Plan::Impl& plan,
+               std::vector<Node*>& marked) {
+  if (!is_elementwise(*x) || x == c.root || plan.chains.deferred.count(x)) return false;
+  for (size_t k = plan.steps.size(); k-- > 0;) {
+    if (order[k] != x) continue;
+    if (plan.steps[k].second != Plan::Impl::Action::Skip) return false;
+    plan.steps[k].second = Plan::Impl::Action::Elementwise;
+    x->realized = true;
+    marked.push_back(x);
+    return true;
+  }
+  return false;
+}
+
+// Layer normalization likewise (row_layernorm.h), at its shift's step. Returns n's action.
+Plan::Impl::Action plan_row_kernel(Node* n, const std::vector<Node*>& order, const Consumers& c, Plan::Impl& plan,
+                                   std::vector<Node*>& marked) {
+  using Action = Plan::Impl::Action;
+  if ((n->op != Op::MUL && n->op != Op::ADD) || n->dtype != DType::Float32) return Action::Elementwise;
+  // Read only by the pattern's slots, and not planned to write other nodes.
+  auto only_here = [&](const Node* m, int slots) {
+    const Consumers::Info i = c.at(m);
+    return m != c.root && i.refs == slots && i.use_count <= i.refs && !plan.outputs.count(m);
+  };
+  RowSoftmax sm;
+  if (match_row_softmax(n, only_here, &sm) && inner_epilogues(sm.inner, plan)) {
+    skip_steps(sm.inner, order, plan);
+    plan.softmaxes[n] = std::move(sm);
+    return Action::Softmax;
+  }
+  RowLayerNorm ln;
+  if (match_row_layernorm(n, only_here, &ln) && inner_epilogues(ln.inner, plan) &&
+      (ln.x->realized || write_out(ln.x, order, c, plan, marked))) {
+    skip_steps(ln.inner, order, plan);
+    plan.layernorms[n] = std::move(ln);
+    return Action::LayerNorm;
+  }
+  return Action::Elementwise;
+}
+
 }  // namespace
 
 Plan::Plan() = default;
@@ -479,6 +555,20 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
     outputs[node(n)] = std::move(also);
   }
   impl_->outputs = std::move(outputs);
+  // A row kernel's operands may be leaves outside the schedule (an input, a weight), which a
+  // copy of the graph does not name: only the inner nodes are kept (execute() matches again).
+  std::unordered_map<const Node*, RowSoftmax> softmaxes;
+  for (auto& [n, site] : impl_->softmaxes) {
+    nodes(site.inner);
+    softmaxes[node(n)].inner = std::move(site.inner);
+  }
+  impl_->softmaxes = std::move(softmaxes);
+  std::unordered_map<const Node*, RowLayerNorm> layernorms;
+  for (auto& [n, site] : impl_->layernorms) {
+    nodes(site.inner);
+    layernorms[node(n)].inner = std::move(site.inner);
+  }
+  impl_->layernorms = std::move(layernorms);
   for (std::vector<Node*>& r : impl_->release) nodes(r);
 }
 
@@ -539,6 +629,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
       p.impl_->epilogues[n] = std::move(site);
       a = Action::Epilogue;
     }
+    if (a == Action::Elementwise) a = plan_row_kernel(n, order, consumers, *p.impl_, marked);
     if (a == Action::Elementwise) take_outputs(n, consumers, kernels, *p.impl_);
     p.impl_->steps.push_back({n, a});
     if (a == Action::Reduction || a == Action::Ref || a == Action::Epilogue) step_of[n] = p.impl_->steps.size() - 1;
@@ -590,7 +681,8 @@ Plan plan(const std::vector<Node*>& order) {
   Plan p = plan_fresh(order);
   const Plan::Impl& impl = *p.impl_;
   if (impl.chains.chain.empty() && impl.chains.fold.empty() && impl.chains.deferred.empty() &&
-      impl.epilogues.empty() && impl.outputs.empty()) {
+      impl.epilogues.empty() && impl.outputs.empty() && impl.softmaxes.empty() &&
+      impl.layernorms.empty()) {
     auto actions = std::make_shared<KeptActions>();
     actions->reserve(order.size());
     for (const auto& step : impl.steps) actions->push_back(step.second);
@@ -650,6 +742,21 @@ void run_kept_elementwise(Node& n, Plan::Impl::Kept* kept, const std::vector<Nod
   for (Node* o : also) o->realized = true;
 }
 
+// The readers were checked when the plan was made.
+bool any_readers(const Node*, int) { return true; }
+
+// A row kernel (softmax, layernorm), else (its operands not contiguous rows) its nodes one by
+// one on the reference executor and n's own kernel: the same bits either way.
+template <class F>
+void run_row_kernel(Node& n, const char* path, F&& kernel, const std::vector<Node*>& inner, Profiler& prof) {
+  if (prof.timed(&n, path, kernel)) return;
+  for (Node* m : inner) {
+    ref::execute(*m);
+    m->realized = true;
+  }
+  prof.timed(&n, "elementwise", [&] { run_elementwise(n); return true; });
+}
+
 const std::vector<Node*>& outputs_of(const Plan::Impl& p, const Node* n) {
   static const std::vector<Node*> none;
   if (p.outputs.empty()) return none;
@@ -683,6 +790,18 @@ void execute(const Plan& p) {
       case Action::Elementwise: {
         const std::vector<Node*>& also = outputs_of(*p.impl_, n);
         prof.timed(n, also.empty() ? "elementwise" : "multi-out", [&] { run_kept_elementwise(*n, k, also); return true; });
+        break;
+      }
+      case Action::Softmax: {  // its operands found from n again: a replay's copy has its own
+        RowSoftmax now;
+        run_row_kernel(*n, "row-softmax", [&] { return match_row_softmax(n, any_readers, &now) && run_row_softmax(*n, now); },
+                       p.impl_->softmaxes.at(n).inner, prof);
+        break;
+      }
+      case Action::LayerNorm: {
+        RowLayerNorm now;
+        run_row_kernel(*n, "row-layernorm", [&] { return match_row_layernorm(n, any_readers, &now) && run_row_layernorm(*n, now); },
+                       p.impl_->layernorms.at(n).inner, prof);
         break;
       }
       case Action::Epilogue:
