@@ -13,7 +13,7 @@
 namespace maroon::test {
 namespace {
 
-int64_t tasks() { return cpu::row_layernorm_tasks(); }
+int64_t layernorm_tasks() { return cpu::row_layernorm_tasks(); }
 
 Tensor onnx_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5) {
   const int64_t last = x.ndim() - 1;
@@ -39,22 +39,22 @@ TEST(CpuBackend, RowLayerNormOneKernel) {
     auto affine = [&](uint64_t k) { return near_one_tensor(DType::Float32, {len}, seed + k, true); };
     check_path("layernorm near one " + shape_str(s), [&] {
       return onnx_layernorm(near_one_tensor(DType::Float32, s, seed, true), affine(10), affine(11));
-    }, tasks, "run the row layernorm");
+    }, layernorm_tasks, "run the row layernorm");
     check_path("layernorm random bits " + shape_str(s), [&] {
       return onnx_layernorm(random_bits_tensor(s, DType::Float32, seed + 1), affine(12), affine(13), 0.25);
-    }, tasks, "run the row layernorm");
+    }, layernorm_tasks, "run the row layernorm");
     check_path("layernorm of a residual add " + shape_str(s), [&] {
       Tensor a = near_one_tensor(DType::Float32, s, seed + 2, true);
       Tensor b = near_one_tensor(DType::Float32, s, seed + 3);
       return onnx_layernorm(a + b, affine(14), affine(15));
-    }, tasks, "run the row layernorm");
+    }, layernorm_tasks, "run the row layernorm");
     check_path("layernorm of a matmul " + shape_str(s), [&] {
       Shape as = s;
       as.back() = 16;
       Tensor a = near_one_tensor(DType::Float32, as, seed + 4, true);
       Tensor b = near_one_tensor(DType::Float32, {16, len}, seed + 5);
       return onnx_layernorm(a.matmul(b), affine(16), affine(17));
-    }, tasks, "run the row layernorm");
+    }, layernorm_tasks, "run the row layernorm");
     cases += 4;
   }
   std::printf("row layernorm: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
@@ -65,9 +65,9 @@ TEST(CpuBackend, RowLayerNormOneKernel) {
 // because the row is not contiguous): the same bits, and the kernel does not run.
 TEST(CpuBackend, RowLayerNormOtherCasesKeepTheirKernels) {
   auto none = [](const std::string& what, const std::function<Tensor()>& build) {
-    const int64_t before = tasks();
+    const int64_t before = layernorm_tasks();
     check(what, build);
-    EXPECT_EQ(tasks(), before) << what << ": ran the row layernorm";
+    EXPECT_EQ(layernorm_tasks(), before) << what << ": ran the row layernorm";
   };
   const Shape s{6, 9, 64};
   none("layernorm float64", [&] {
@@ -120,11 +120,11 @@ TEST(CpuBackend, RowKernelsInTinyJitReplays) {
                                    near_one_tensor(DType::Float32, {64}, seed + 2),
                                    near_one_tensor(DType::Float32, {64}, seed + 3)};
       };
-      const int64_t sm = cpu::row_softmax_tasks(), ln = tasks();
+      const int64_t sm = cpu::row_softmax_tasks(), ln = layernorm_tasks();
       std::vector<uint8_t> got = jit(inputs())[0].bytes();
       if (k >= 2) {
         EXPECT_GT(cpu::row_softmax_tasks(), sm) << "replay " << k << " did not run the row softmax";
-        EXPECT_GT(tasks(), ln) << "replay " << k << " did not run the row layernorm";
+        EXPECT_GT(layernorm_tasks(), ln) << "replay " << k << " did not run the row layernorm";
       }
       set_backend(Backend::Ref);
       std::vector<uint8_t> want = step(inputs())[0].bytes();

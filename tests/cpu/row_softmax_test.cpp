@@ -12,7 +12,7 @@
 namespace maroon::test {
 namespace {
 
-int64_t tasks() { return cpu::row_softmax_tasks(); }
+int64_t softmax_tasks() { return cpu::row_softmax_tasks(); }
 
 // Rows of 64 (attention's scores), 100 and 7 (a tail past the last whole vector, folded by
 // gathers), 2 and 16; row counts that leave a partial group of lanes and a partial task; values
@@ -28,21 +28,21 @@ TEST(CpuBackend, RowSoftmaxOneKernel) {
     const uint64_t seed = 1700 + static_cast<uint64_t>(cases);
     check_path("softmax near one " + shape_str(s), [&] {
       return near_one_tensor(DType::Float32, s, seed, true).softmax(-1);
-    }, tasks, "run the row softmax");
+    }, softmax_tasks, "run the row softmax");
     check_path("softmax random bits " + shape_str(s), [&] {
       return random_bits_tensor(s, DType::Float32, seed + 1).softmax(-1);
-    }, tasks, "run the row softmax");
+    }, softmax_tasks, "run the row softmax");
     check_path("softmax scaled " + shape_str(s), [&] {
       Tensor x = near_one_tensor(DType::Float32, s, seed + 2) * 40.0;
       return x.realize().softmax(-1);
-    }, tasks, "run the row softmax");
+    }, softmax_tasks, "run the row softmax");
     check_path("softmax of a matmul " + shape_str(s), [&] {
       Shape as = s;
       as.back() = 16;
       Tensor a = near_one_tensor(DType::Float32, as, seed + 3, true);
       Tensor b = near_one_tensor(DType::Float32, {16, s.back()}, seed + 4);
       return a.matmul(b).softmax(-1);
-    }, tasks, "run the row softmax");
+    }, softmax_tasks, "run the row softmax");
     cases += 4;
   }
   check_path("softmax of equal rows and -inf rows", [&] {
@@ -50,7 +50,7 @@ TEST(CpuBackend, RowSoftmaxOneKernel) {
     Tensor same = Tensor::full({8, 64}, 0.5, DType::Float32);
     Tensor ninf = Tensor::full({8, 64}, -std::numeric_limits<double>::infinity(), DType::Float32);
     return x.cat({same, ninf}, 0).softmax(-1);
-  }, tasks, "run the row softmax");
+  }, softmax_tasks, "run the row softmax");
   ++cases;
   std::printf("row softmax: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
 }
@@ -60,9 +60,9 @@ TEST(CpuBackend, RowSoftmaxOneKernel) {
 // rows are not contiguous): the same bits, and the kernel does not run.
 TEST(CpuBackend, RowSoftmaxOtherCasesKeepTheirKernels) {
   auto none = [](const std::string& what, const std::function<Tensor()>& build) {
-    const int64_t before = tasks();
+    const int64_t before = softmax_tasks();
     check(what, build);
-    EXPECT_EQ(tasks(), before) << what << ": ran the row softmax";
+    EXPECT_EQ(softmax_tasks(), before) << what << ": ran the row softmax";
   };
   none("softmax float64", [] { return near_one_tensor(DType::Float64, {6, 9, 64}, 1800, true).softmax(-1); });
   none("softmax rounding down", [] {
