@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cpu/lane_ops-inl.h"  // Canonical
+#include "cpu/row_common.h"    // store_canonical, the split
 #include "cpu/row_fold-inl.h"  // FoldRows
 
 HWY_BEFORE_NAMESPACE();
@@ -58,12 +59,7 @@ HWY_NOINLINE void LayerNormRows(const float* x, float* out, int64_t rows, int n,
       }
       for (int j = full; j < n; ++j) {
         const float p = ct[j] * rt * gamma[j] + beta[j];  // left to right, no contraction (-ffp-contract=off)
-        if (p != p) {
-          const uint32_t q = 0x7FC00000u;
-          std::memcpy(ot + j, &q, 4);
-        } else {
-          ot[j] = p;
-        }
+        rows::store_canonical(p, ot + j);
       }
     }
   }
@@ -85,10 +81,9 @@ HWY_EXPORT(LayerNormRows);
 namespace {
 
 std::atomic<int64_t> g_tasks{0};
-constexpr int64_t kRowsPerTask = 32;  // a function of nothing but the shape: the split is by data
-constexpr size_t kMaxLanes = 64;      // a group's rows on any target (2048-bit vectors; AVX-512 has 16)
-
-bool is_f32(const Node* n) { return n->dtype == DType::Float32 && n->rnd == Round::NearestEven; }
+using rows::is_f32;
+using rows::kMaxLanes;
+using rows::kRowsPerTask;
 
 // A float32 node of one element realized before the kernel, broadcast by views: that node.
 Node* scalar_leaf(Node* n) {

@@ -18,6 +18,7 @@
 
 #include "cpu/exp2_lanes-inl.h"  // Exp2Span
 #include "cpu/lane_ops-inl.h"    // Canonical, Maximum
+#include "cpu/row_common.h"      // store_canonical, the split
 #include "cpu/row_fold-inl.h"     // FoldRows
 
 HWY_BEFORE_NAMESPACE();
@@ -65,12 +66,7 @@ HWY_NOINLINE void SoftmaxRows(const float* x, float* out, int64_t rows, int n, u
         float e;
         std::memcpy(&e, et + j, 4);
         const float p = e * rt;
-        if (p != p) {
-          const uint32_t q = 0x7FC00000u;
-          std::memcpy(ot + j, &q, 4);
-        } else {
-          ot[j] = p;
-        }
+        rows::store_canonical(p, ot + j);
       }
     }
   }
@@ -92,10 +88,9 @@ HWY_EXPORT(SoftmaxRows);
 namespace {
 
 std::atomic<int64_t> g_tasks{0};
-constexpr int64_t kRowsPerTask = 32;  // a function of nothing but the shape: the split is by data
-constexpr size_t kMaxLanes = 64;  // a group's rows on any target (2048-bit vectors; AVX-512 has 16)
-
-bool is_f32(const Node* n) { return n->dtype == DType::Float32 && n->rnd == Round::NearestEven; }
+using rows::is_f32;
+using rows::kMaxLanes;
+using rows::kRowsPerTask;
 
 // A float32 scalar broadcast by views of a CONST: its bits.
 bool const_scalar(const Node* n, uint32_t* bits) {
