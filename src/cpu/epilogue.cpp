@@ -72,6 +72,7 @@ Epilogue::Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept) : out_
   maps_.resize(L);
   contiguous_.assign(L, false);
   run_.assign(L, 0);
+  lead_.assign(L, 0);
   splat_.resize(L);
   size_.resize(L);
   along_row_.assign(L, false);
@@ -90,8 +91,10 @@ Epilogue::Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept) : out_
     // Positions per element read: the trailing axes along which the leaf does not move (a
     // bias broadcast over a row or a plane). A run of them is a fill.
     int64_t r = 1;
-    for (size_t d = out.shape.size(); d-- > 0 && (m.strides[d] == 0 || out.shape[d] == 1);) r *= out.shape[d];
+    size_t d = out.shape.size();
+    for (; d > 0 && (m.strides[d - 1] == 0 || out.shape[d - 1] == 1); --d) r *= out.shape[d - 1];
     run_[l] = r;
+    lead_[l] = d;
     if (r == numel(out.shape)) {  // one element everywhere: a tile filled once
       splat_[l].resize(kTile + kTilePad);
       copy_strided(n->buffer->bytes() + m.offset * itemsize(n->dtype), itemsize(n->dtype), 0, kTile + kTilePad,
@@ -200,8 +203,6 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
 bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
   const void* src[RowEpilogue::kMaxAdds];
   bool stream[RowEpilogue::kMaxAdds];
-  Coords coords(out_.shape.size());
-  bool found = false;  // coords hold p's coordinates
   for (int a = 0; a < rows_.adds; ++a) {
     const int l = rows_.leaf[a];
     const Node* leaf = prog_->leaves[l];
@@ -212,15 +213,30 @@ bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
     } else if (stream[a]) {
       src[a] = leaf->buffer->bytes() + p * static_cast<int64_t>(sz);
     } else {  // one element along [p, p + n), or not this way
-      if (p / run_[l] != (p + n - 1) / run_[l]) return false;
-      if (!found) unravel(out_.shape, p, coords.data());
-      found = true;
-      src[a] = leaf->buffer->bytes() + maps_[l]->index(coords.data()) * static_cast<int64_t>(sz);
+      const int64_t q = p / run_[l];
+      if (p + n > (q + 1) * run_[l]) return false;
+      src[a] = leaf->buffer->bytes() + run_index(l, q) * static_cast<int64_t>(sz);
     }
   }
   const void* z = rows_.relu ? splat_[rows_.zero].data() : nullptr;
   run_row_epilogue(rows_, C + p * static_cast<int64_t>(itemsize(out_.dtype)), n, src, stream, z);
   return true;
+}
+
+// Leaf l's index for the positions [q * run_[l], (q + 1) * run_[l]): q holds the coordinates of
+// the axes before the run (the leaf is affine and does not move along the run's axes). The
+// first axis's coordinate is what is left of q: one division fewer than unravel for conv2d's
+// (batch, channel), and none for the run's axes (run_rows is called once per row of a task,
+// and unravel's divisions were most of its time in `perf`).
+int64_t Epilogue::run_index(int l, int64_t q) const {
+  const LeafMap& m = *maps_[l];
+  int64_t idx = m.offset;
+  for (size_t d = lead_[l]; d-- > 1;) {
+    const int64_t s = out_.shape[d];
+    idx += (q % s) * m.strides[d];
+    q /= s;
+  }
+  return lead_[l] > 0 ? idx + q * m.strides[0] : idx;
 }
 
 void Epilogue::run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const {

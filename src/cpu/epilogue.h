@@ -34,6 +34,7 @@ class Epilogue {
   // Positions [p, p + n) by the row epilogue (rows_), if every run-scalar leaf is one element there.
   bool run_rows(uint8_t* C, int64_t p, int64_t n) const;
   void tile(uint8_t* C, int64_t p, int n, TileEval& ev) const;
+  int64_t run_index(int l, int64_t q) const;
 
   Node& out_;
   Program own_;                                  // the program, unless a kept one is used
@@ -42,6 +43,7 @@ class Epilogue {
   std::vector<std::unique_ptr<LeafMap>> maps_;   // the other leaves' maps (null for self_)
   std::vector<bool> contiguous_;
   std::vector<int64_t> run_;                     // affine leaves: positions per element read
+  std::vector<size_t> lead_;                     // ... and the axes before that run
   std::vector<std::vector<uint64_t>> splat_;     // leaves that read one element everywhere
   std::vector<size_t> size_;                     // each leaf's element size (asked once, not per tile)
   std::vector<bool> along_row_;                  // affine, moving only along the output's last axis, by one
