@@ -17,5 +17,7 @@ void copy_dense(const Buffer& buffer, const ShapeTracker& view, const Shape& den
 
 // For tests: how many copies found their runs remembered since the process started.
 int64_t dense_copy_hits();
+// For tests: how many copies of kept runs were cut into several tasks (kCopyTaskElements each).
+int64_t dense_copy_splits();
 
 }  // namespace maroon::cpu

@@ -57,6 +57,25 @@ TEST(CpuBackend, DenseOperandRuns) {
   }
 }
 
+// A kept copy of more than kCopyTaskElements (16384) elements is cut into tasks of whole runs
+// (operand_copy.cpp, copy_runs): 36864 elements per operand here, two whole tasks and a partial
+// one, with NaN, infinities, signed zeros and subnormals. Every run after the first (which walks
+// the views) must split its copies.
+TEST(CpuBackend, DenseOperandRunsInTasks) {
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string tag(dtype_name(d));
+    const int64_t before = cpu::dense_copy_splits();
+    const int runs = g_runs;
+    check("attention heads in tasks " + tag, [&] {
+      Tensor qkv = near_one_tensor(d, {72, 8, 3 * 64}, 51, true);
+      Tensor q = heads_of(qkv, 0, 4), k = heads_of(qkv, 1, 4), v = heads_of(qkv, 2, 4);
+      Tensor p = q.matmul(k.permute({0, 2, 1})).realize();
+      return p.matmul(v);
+    });
+    EXPECT_GE(cpu::dense_copy_splits() - before, 3 * (g_runs - runs - 1)) << tag << ": a copy was not split";
+  }
+}
+
 // Attention's values (p @ v, v a slice of qkv reshaped into heads) are copied with the head's
 // columns last (matmul_plan.cpp, dense_order): runs of hd adjacent elements, and with hd = 16 (a
 // whole number of vectors on every target) B's rows are read in place (gemm_direct.cpp); with
