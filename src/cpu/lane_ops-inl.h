@@ -8,6 +8,8 @@
 #define MAROON_CPU_LANE_OPS_INL_H_
 #endif
 
+#include <cstddef>
+
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -30,6 +32,25 @@ HWY_INLINE V Maximum(D d, V a, V b) {
   r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
   return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), Canonical(d, hn::Add(a, b)), r);
 }
+
+
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+// v[j] lane c -> v[c] lane j (an L x L transpose; window_gather.cpp's windows, the row kernels'
+// folds): each stage takes the even lanes of every pair of vectors, then the odd ones, a perfect
+// unshuffle of the L*L sequence (its index bits rotated right by one); log2(L) of them rotate row
+// and column bits into each other's place. Moves lanes only: no bit of a value changes.
+template <class D, class V, size_t L>
+HWY_INLINE void TransposeLanes(D d, V (&v)[L]) {
+  for (size_t s = 1; s < L; s *= 2) {
+    V w[L];
+    for (size_t i = 0; i < L / 2; ++i) {
+      w[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
+      w[i + L / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
+    }
+    for (size_t i = 0; i < L; ++i) v[i] = w[i];
+  }
+}
+#endif
 
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -10,27 +10,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cpu/lane_ops-inl.h"  // TransposeLanes
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-// v[j] lane c -> v[c] lane j (an L x L transpose, as window_gather.cpp's): each stage takes the
-// even lanes of every pair of vectors, then the odd ones; log2(L) stages.
-template <class D, class V, size_t L>
-HWY_INLINE void TransposeRows(D d, V (&v)[L]) {
-  for (size_t s = 1; s < L; s *= 2) {
-    V w[L];
-    for (size_t i = 0; i < L / 2; ++i) {
-      w[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
-      w[i + L / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
-    }
-    for (size_t i = 0; i < L; ++i) v[i] = w[i];
-  }
-}
-#endif
 
 // Lane t = the left fold by `op` of p[t * step + k], k < n, from `a`: rows (lanes past g repeat
 // row g - 1) read a vector at a time and transposed in registers; the last n mod L positions
@@ -47,7 +32,7 @@ HWY_INLINE hn::Vec<D> FoldRows(D d, const T* p, int64_t step, int n, int g, hn::
   for (; k + L <= n; k += L) {
     hn::Vec<D> v[kL];
     for (int j = 0; j < L; ++j) v[j] = hn::LoadU(d, rows[j] + k);
-    TransposeRows(d, v);
+    TransposeLanes(d, v);
     for (int c = 0; c < L; ++c) a = op(a, v[c]);
   }
 #endif

@@ -14,7 +14,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
-#include "cpu/lane_ops-inl.h"  // Canonical, Maximum
+#include "cpu/lane_ops-inl.h"  // Canonical, Maximum, TransposeLanes
 
 #include <algorithm>
 #include <cstdint>
@@ -39,21 +39,6 @@ struct MaxOp {
 };
 
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-// v[j] lane c -> v[c] lane j (an L x L transpose): each stage takes the even lanes of every pair
-// of vectors, then the odd ones, a perfect unshuffle of the L*L sequence (its index bits rotated
-// right by one); log2(L) of them rotate row and column bits into each other's place.
-template <class D, class V, size_t L>
-HWY_INLINE void Transpose(D d, V (&v)[L]) {
-  for (size_t s = 1; s < L; s *= 2) {
-    V w[L];
-    for (size_t i = 0; i < L / 2; ++i) {
-      w[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
-      w[i + L / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
-    }
-    for (size_t i = 0; i < L; ++i) v[i] = w[i];
-  }
-}
-
 // Windows of adjacent elements (window[k] == k, at least a vector long): a vector of outputs
 // reads L rows a vector at a time and transposes them in registers, so lane t gets row t's
 // positions k0 .. k0 + L - 1, folded in order; the last nwin mod L positions are gathered.
@@ -78,7 +63,7 @@ bool RowsFold(const T* base, int64_t step, const int64_t* window, int nwin, int 
     for (int k0 = 0; k0 < full; k0 += L) {
       hn::Vec<decltype(d)> v[kL];
       for (int j = 0; j < L; ++j) v[j] = hn::LoadU(d, rows[j] + k0);
-      Transpose(d, v);
+      TransposeLanes(d, v);
       for (int c = 0; c < L; ++c) a = op(d, a, v[c]);
     }
     const auto idx = m == L ? lanes : hn::IfThenElseZero(hn::FirstN(di, static_cast<size_t>(m)), lanes);
