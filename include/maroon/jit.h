@@ -26,6 +26,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "maroon/tensor.h"
@@ -56,6 +57,14 @@ class JitCapture {
   // Bytes of the buffers the capture's nodes hold between calls (what its leaves alias; every
   // other buffer of the step is dropped once read, and what a call hands out is the caller's).
   size_t held_bytes() const;
+  // Host reads during the capture (Tensor::bytes, to_vector, item, tolist) of values computed
+  // from the captured call's inputs, and the first one's shape and dtype. A replay repeats no
+  // host read, so whatever the step decided from one (a shape, an index check, a branch) is the
+  // captured call's decision: a caller that cannot know its step is free of them (the ONNX
+  // runner) checks that this is 0 before replaying. TinyJit does not refuse them: a step that
+  // reads its loss for a log line is the usual case.
+  size_t host_reads_of_inputs() const;
+  const std::string& first_host_read_of_inputs() const;
 
  private:
   std::unique_ptr<JitCaptureImpl> impl_;
@@ -81,5 +90,8 @@ class TinyJit {
 
 // Whether a capture is recording on this thread (so code that cannot be replayed can refuse).
 bool jit_capturing();
+// Whether a capture could start on this thread now: none is recording and no trace observes the
+// realizations (capture() and replay() refuse both).
+bool jit_can_capture();
 
 }  // namespace maroon
