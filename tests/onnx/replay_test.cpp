@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "maroon/backend.h"
@@ -207,4 +208,28 @@ TEST(OnnxReplay, TurningReplaysOffRunsPlainly) {
   EXPECT_FALSE(model.replay());
   for (uint32_t call = 0; call < 3; ++call) model.run({rp_input(2, call)});
   EXPECT_EQ(model.run_stats().replays, 1);
+}
+
+// Two threads running one model at once: one replays while the other, finding the replays
+// busy, runs plainly; every output keeps the plain bits.
+TEST(OnnxReplay, ConcurrentRunsKeepThePlainBits) {
+  Model model = maroon::onnx::load_bytes(rp_mlp());
+  Model plain = maroon::onnx::load_bytes(rp_mlp());
+  plain.set_replay(false);
+  constexpr int kCalls = 12;
+  std::vector<std::vector<std::vector<uint8_t>>> want(2);
+  for (int t = 0; t < 2; ++t)
+    for (int c = 0; c < kCalls; ++c) want[t].push_back(plain.run({rp_input(6, 1000 + 100 * t + c)}).at(1).bytes());
+  std::vector<int> bad(2, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      for (int c = 0; c < kCalls; ++c)
+        if (model.run({rp_input(6, 1000 + 100 * t + c)}).at(1).bytes() != want[t][c]) ++bad[t];
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(bad[0] + bad[1], 0);
+  maroon::onnx::RunStats s = model.run_stats();
+  EXPECT_GT(s.replays, 0);
+  EXPECT_LE(s.plain + s.captures + s.replays, 2 * kCalls);
 }
