@@ -31,15 +31,6 @@ namespace {
   return m;
 }
 
-std::vector<float> rp_values(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (float& f : v) {
-    seed = seed * 1664525u + 1013904223u;
-    f = static_cast<float>(seed >> 8) / 4194304.0f - 2.0f;
-  }
-  return v;
-}
-
 // y = Softmax(Relu(x·W + b) / 3) and z = ReduceSum(y * x[:, :4]) over the last axis, with a
 // dynamic batch: a product, a fused chain, a row kernel and a reduction, several realizes.
 std::string rp_mlp() {
@@ -48,8 +39,8 @@ std::string rp_mlp() {
   set_type(g->add_input(), "x", RpP::FLOAT, {"batch", "6"});
   set_type(g->add_output(), "y", RpP::FLOAT, {"batch", "4"});
   set_type(g->add_output(), "z", RpP::FLOAT, {"batch", "1"});
-  add_raw_floats(g, "W", rp_values(24, 7), {6, 4});
-  add_raw_floats(g, "b", rp_values(4, 8), {4});
+  add_raw_floats(g, "W", lcg_floats(24, 7), {6, 4});
+  add_raw_floats(g, "b", lcg_floats(4, 8), {4});
   add_raw_floats(g, "three", {3.0f}, {});
   add_node(g, "MatMul", {"x", "W"}, {"xw"});
   add_node(g, "Add", {"xw", "b"}, {"h"});
@@ -69,7 +60,7 @@ std::string rp_mlp() {
 }
 
 Tensor rp_input(int64_t batch, uint32_t seed) {
-  return Tensor::from_vector(rp_values(static_cast<size_t>(batch * 6), seed), {batch, 6});
+  return Tensor::from_vector(lcg_floats(static_cast<size_t>(batch * 6), seed), {batch, 6});
 }
 
 void expect_same_bits(const std::vector<Tensor>& got, const std::vector<Tensor>& want, const std::string& what) {
@@ -137,7 +128,7 @@ TEST(OnnxReplay, AShapeReadFromAnInputIsNeverReplayed) {
   set_type(g->add_output(), "y", RpP::FLOAT, {});
   add_node(g, "Reshape", {"x", "shape"}, {"y"});
   Model model = maroon::onnx::load_bytes(m.SerializeAsString());
-  Tensor x = Tensor::from_vector(rp_values(12, 1), {12});
+  Tensor x = Tensor::from_vector(lcg_floats(12, 1), {12});
   for (auto [a, b] : std::vector<std::pair<int64_t, int64_t>>{{2, 6}, {2, 6}, {3, 4}, {4, 3}, {6, 2}}) {
     std::vector<Tensor> y = model.run(std::vector<Tensor>{x, Tensor::from_vector(std::vector<int64_t>{a, b}, {2})});
     EXPECT_EQ(y.at(0).shape(), (maroon::Shape{a, b}));
@@ -153,14 +144,14 @@ TEST(OnnxReplay, IndexChecksOnInputsStillRun) {
   auto* g = m.mutable_graph();
   set_type(g->add_input(), "i", RpP::INT64, {"3"});
   set_type(g->add_output(), "y", RpP::FLOAT, {});
-  add_raw_floats(g, "table", rp_values(8, 2), {8});
+  add_raw_floats(g, "table", lcg_floats(8, 2), {8});
   add_node(g, "Gather", {"table", "i"}, {"y"});
   Model model = maroon::onnx::load_bytes(m.SerializeAsString());
   auto idx = [](std::vector<int64_t> v) { return Tensor::from_vector(v, {3}); };
   model.run({idx({0, 1, 2})});
   model.run({idx({3, 4, 5})});
   std::vector<Tensor> y = model.run({idx({7, 6, -1})});
-  const std::vector<float> t = rp_values(8, 2);
+  const std::vector<float> t = lcg_floats(8, 2);
   EXPECT_EQ(y.at(0).tolist(), (std::vector<double>{t[7], t[6], t[7]}));
   EXPECT_THROW(model.run({idx({0, 8, 1})}), OnnxError);
   EXPECT_EQ(model.run_stats().replays, 0);
@@ -179,7 +170,7 @@ TEST(OnnxReplay, HostReadsOfConstantsStillReplay) {
   add_node(g, "Gather", {"x", "i"}, {"y"});
   Model model = maroon::onnx::load_bytes(m.SerializeAsString());
   for (uint32_t call = 0; call < 4; ++call) {
-    std::vector<float> v = rp_values(8, call);
+    std::vector<float> v = lcg_floats(8, call);
     EXPECT_EQ(model.run({Tensor::from_vector(v, {8})}).at(0).tolist(), (std::vector<double>{v[5], v[0], v[6]}));
   }
   EXPECT_EQ(model.run_stats().replays, 2);
