@@ -77,11 +77,25 @@ std::string compare(const Tensor& got, const Tensor& want, size_t k) {
   return s.str();
 }
 
-Outcome run_case(const fs::path& dir) {
+// A case's test_data_set_* folders, in order.
+std::vector<fs::path> data_sets(const fs::path& dir) {
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
   std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+// The test data store bfloat16 tensors as uint16 (numpy has no bfloat16): the same bits, as the
+// dtype `infos` declares.
+void as_bfloat16(std::vector<Tensor>& ts, const std::vector<maroon::onnx::ValueInfo>& infos) {
+  for (size_t i = 0; i < ts.size() && i < infos.size(); ++i)
+    if (infos[i].dtype == maroon::DType::BFloat16 && ts[i].dtype() == maroon::DType::UInt16)
+      ts[i] = ts[i].bitcast(maroon::DType::BFloat16);
+}
+
+Outcome run_case(const fs::path& dir) {
+  std::vector<fs::path> sets = data_sets(dir);
   if (sets.empty()) return {"error", "no test_data_set_*"};
   std::optional<maroon::onnx::Model> model;
   try {
@@ -98,13 +112,8 @@ Outcome run_case(const fs::path& dir) {
     } catch (const maroon::Error& e) {
       return {"refused", std::string("test data: ") + e.what()};
     }
-    // The test data store bfloat16 tensors as uint16 (numpy has no bfloat16): same bits.
-    for (size_t i = 0; i < in.size() && i < model->inputs().size(); ++i)
-      if (model->inputs()[i].dtype == maroon::DType::BFloat16 && in[i].dtype() == maroon::DType::UInt16)
-        in[i] = in[i].bitcast(maroon::DType::BFloat16);
-    for (size_t i = 0; i < want.size() && i < model->outputs().size(); ++i)
-      if (model->outputs()[i].dtype == maroon::DType::BFloat16 && want[i].dtype() == maroon::DType::UInt16)
-        want[i] = want[i].bitcast(maroon::DType::BFloat16);
+    as_bfloat16(in, model->inputs());
+    as_bfloat16(want, model->outputs());
     std::vector<Tensor> got;
     try {
       got = model->run(in);
@@ -130,10 +139,7 @@ Tensor reversed(const Tensor& t) {
 }
 
 Outcome replay_case(const fs::path& dir) {
-  std::vector<fs::path> sets;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
-  std::sort(sets.begin(), sets.end());
+  std::vector<fs::path> sets = data_sets(dir);
   if (sets.empty()) return {"skipped", "no test_data_set_*"};
   std::vector<Tensor> in, again, flipped;
   std::vector<std::vector<uint8_t>> first;
@@ -141,9 +147,7 @@ Outcome replay_case(const fs::path& dir) {
   try {
     model = maroon::onnx::load((dir / "model.onnx").string());
     for (const auto& p : numbered(sets[0], "input_")) in.push_back(maroon::onnx::load_tensor_pb(p.string()));
-    for (size_t i = 0; i < in.size() && i < model->inputs().size(); ++i)
-      if (model->inputs()[i].dtype == maroon::DType::BFloat16 && in[i].dtype() == maroon::DType::UInt16)
-        in[i] = in[i].bitcast(maroon::DType::BFloat16);
+    as_bfloat16(in, model->inputs());
     for (const Tensor& t : model->run(in)) first.push_back(t.bytes());
   } catch (const maroon::Error& e) {
     return {"skipped", e.what()};  // refused or unreadable: the conformance run reports it
