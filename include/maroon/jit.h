@@ -18,7 +18,9 @@
 //
 // What a replay cannot reproduce is refused with an Error naming it: inputs whose count, shape
 // or dtype differ from the captured call's, a change of backend, random numbers drawn inside the
-// function (a replay would repeat them), a capture inside a capture or under a trace, and an
+// function (a replay would repeat them), two inputs on one buffer in the capturing call (the same
+// tensor twice, or two views of one: the capture would hold one leaf for both), a capture inside
+// a capture or under a trace, and an
 // assign the replay could not feed back (a state assigned from a view or from a tensor the
 // function did not compute). Values the function computes outside tensors (a Python float of
 // the loss), and tensors it stores somewhere other than an existing tensor's value or .grad

@@ -180,3 +180,16 @@ def test_a_host_read_of_an_input_value_in_the_capture_warns():
         assert len(hits) == (1 if warns else 0), [str(s.message) for s in seen]
         if warns:
             assert "(1,) float32" in str(hits[0].message) or "() float32" in str(hits[0].message)
+
+
+def test_one_buffer_as_two_inputs_is_refused_when_capturing():
+    """tinygrad's "duplicate inputs to JIT": a capture would hold one leaf for both inputs, and a
+    replay given two tensors would read the first's values for both."""
+    a, b = Tensor([1.0, 2.0]), Tensor([10.0, 20.0])
+    sub = TinyJit(lambda x, y: x - y)
+    sub(a, a)
+    with pytest.raises(maroon._maroon.Error, match="share one buffer"):
+        sub(a, a)
+    sub(a, b)
+    sub(a, b)
+    assert sub(b, a).tolist() == [9.0, 18.0] and sub(b, b).tolist() == [0.0, 0.0]

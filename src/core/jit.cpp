@@ -530,8 +530,16 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
   if (impl_->done) throw Error("[TinyJit] this capture already holds a step");
   check_can_run("capture");
   impl_->backend = backend();
-  for (const Tensor& t : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
     maroon::realize(t.node());
+    // Two inputs on one buffer would be one leaf of the captured graph (or one an alias of the
+    // other): a replay given two tensors would read the first's values for both (tinygrad
+    // refuses "duplicate inputs to JIT" too).
+    for (size_t j = 0; j < i; ++j)
+      if (t.node()->buffer && t.node()->buffer == inputs[j].node()->buffer)
+        throw Error("[TinyJit] inputs " + std::to_string(j) + " and " + std::to_string(i) +
+                    " share one buffer in the capturing call: a replay would read them as one (pass a copy)");
     impl_->inputs.push_back(t.node());
     if (t.node()->buffer) impl_->from_inputs.insert(t.node()->buffer.get());
   }

@@ -224,3 +224,31 @@ TEST(OnnxReplay, ConcurrentRunsKeepThePlainBits) {
   EXPECT_GT(s.replays, 0);
   EXPECT_LE(s.plain + s.captures + s.replays, 2 * kCalls);
 }
+
+// One tensor passed as two inputs: no capture is made of such a call (one leaf would stand for
+// both inputs, and a replay given two tensors would read the first for both); later calls with
+// two tensors capture and replay, each input read from its own tensor.
+TEST(OnnxReplay, OneTensorAsTwoInputsIsNeverCaptured) {
+  ::onnx::ModelProto m = rp_model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "a", RpP::FLOAT, {"4"});
+  set_type(g->add_input(), "b", RpP::FLOAT, {"4"});
+  set_type(g->add_output(), "y", RpP::FLOAT, {});
+  add_node(g, "Sub", {"a", "b"}, {"y"});
+  Model model = maroon::onnx::load_bytes(m.SerializeAsString());
+  const std::vector<float> xv = lcg_floats(4, 1), zv = lcg_floats(4, 2);
+  Tensor x = Tensor::from_vector(xv, {4}), z = Tensor::from_vector(zv, {4});
+  auto diff = [](const std::vector<float>& a, const std::vector<float>& b) {
+    std::vector<double> d;
+    for (size_t i = 0; i < a.size(); ++i) d.push_back(static_cast<double>(a[i] - b[i]));
+    return d;
+  };
+  for (int call = 0; call < 3; ++call)
+    EXPECT_EQ(model.run(std::vector<Tensor>{x, x}).at(0).tolist(), std::vector<double>(4, 0.0));
+  EXPECT_EQ(model.run_stats().captures, 0);
+  EXPECT_EQ(model.run(std::vector<Tensor>{x, z}).at(0).tolist(), diff(xv, zv));  // captured
+  EXPECT_EQ(model.run(std::vector<Tensor>{z, x}).at(0).tolist(), diff(zv, xv));  // replayed
+  EXPECT_EQ(model.run(std::vector<Tensor>{x, x}).at(0).tolist(), std::vector<double>(4, 0.0));  // replayed
+  EXPECT_EQ(model.run_stats().captures, 1);
+  EXPECT_EQ(model.run_stats().replays, 2);
+}
