@@ -252,3 +252,33 @@ TEST(OnnxReplay, OneTensorAsTwoInputsIsNeverCaptured) {
   EXPECT_EQ(model.run_stats().captures, 1);
   EXPECT_EQ(model.run_stats().replays, 2);
 }
+
+// Outputs that are not computed from the inputs' kernels: the input itself, an initializer, a
+// constant; and an input with no elements. Each replay's outputs are a plain run's.
+TEST(OnnxReplay, OutputsThatAreInputsOrConstants) {
+  ::onnx::ModelProto m = rp_model();
+  auto* g = m.mutable_graph();
+  set_type(g->add_input(), "x", RpP::FLOAT, {"n"});
+  set_type(g->add_input(), "e", RpP::FLOAT, {"0"});
+  for (const char* o : {"x", "W", "c", "y", "ee"}) set_type(g->add_output(), o, RpP::FLOAT, {});
+  add_raw_floats(g, "W", lcg_floats(3, 9), {3});
+  auto* cn = add_node(g, "Constant", {}, {"c"});
+  auto* a = cn->add_attribute();
+  a->set_name("value_float"), a->set_type(::onnx::AttributeProto::FLOAT), a->set_f(2.5f);
+  add_node(g, "Mul", {"x", "c"}, {"y"});
+  add_node(g, "Neg", {"e"}, {"ee"});
+  Model model = maroon::onnx::load_bytes(m.SerializeAsString());
+  Model plain = maroon::onnx::load_bytes(m.SerializeAsString());
+  plain.set_replay(false);
+  std::vector<std::vector<Tensor>> kept;
+  for (uint32_t call = 0; call < 5; ++call) {
+    std::vector<Tensor> in{Tensor::from_vector(lcg_floats(4, 300 + call), {4}), Tensor::zeros({0})};
+    kept.push_back(model.run(in));
+    expect_same_bits(kept.back(), plain.run(in), "call " + std::to_string(call));
+  }
+  EXPECT_EQ(model.run_stats().replays, 3);
+  // What earlier calls returned keeps its bytes.
+  for (uint32_t call = 0; call < 5; ++call)
+    expect_same_bits(kept[call], plain.run(std::vector<Tensor>{Tensor::from_vector(lcg_floats(4, 300 + call), {4}), Tensor::zeros({0})}),
+                     "kept output of call " + std::to_string(call));
+}
