@@ -82,6 +82,13 @@ TEST(CpuEpiloguePool, ConvBiasReluMaxPoolBitExact) {
                            2, 2);
     });
     EXPECT_GT(cpu::epilogue_pools_straddled(), straddled) << dn << ": no window was split between tasks";
+    // The conv's output read by another op too (a sum beside the pool): still written whole.
+    check_pooled(dn + " conv output also summed", [=] {
+      Tensor y = near_one_tensor(d, {2, 3, 16, 16}, 16)
+                     .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 17), special_bias(d, 16, 18), 1, {1}, {1}, {1})
+                     .relu();
+      return onnx_max_pool(y, 2, 2).add(y.sum(Axis({2, 3}), true).reshape({2, 16, 1, 1}));
+    });
     // A plane of -0 and +0 and NaNs only: every window's max is decided by the signed-zero and
     // NaN rules (the conv of zeros is +0 or -0 by the bias).
     check_pooled(dn + " windows of signed zeros and NaNs", [=] {
