@@ -41,6 +41,10 @@ bool EpiloguePool::match(const Node& out, const EpiloguePoolSite& site) {
   window_[0] = 0, window_[1] = 1, window_[2] = W, window_[3] = W + 1;
   identity_ = ref::reduce_identity(ReduceOp::MAX, out.dtype);
   sz_ = itemsize(out.dtype);
+  for (int r = 0; r <= kChunk; ++r) {  // pair r of a chunk: positions r * 2W on, outputs r * W/2 on
+    if (r < kChunk) start_[r] = r * 2 * W;
+    at_[r] = static_cast<int>(r * (W / 2));
+  }
   buf_ = std::make_shared<Buffer>(out.dtype, numel(r.shape));
   return true;
 }
@@ -48,16 +52,12 @@ bool EpiloguePool::match(const Node& out, const EpiloguePoolSite& site) {
 // Position p = (lead * H + y) * W with y even is output (lead * H/2 + y/2) * W/2 = p / 4: the
 // row pairs q in [p / 2W, (p + n) / 2W) are whole in the run, and their outputs adjacent.
 void EpiloguePool::fold_pairs(const uint8_t* C, int64_t q0, int64_t q1) const {
-  if (q1 <= q0) return;
   const int64_t pair = 2 * w_;
-  thread_local std::vector<int64_t> start;
-  thread_local std::vector<int> at;
-  const int rows = static_cast<int>(q1 - q0);
-  if (start.size() < static_cast<size_t>(rows)) start.resize(static_cast<size_t>(rows));
-  if (at.size() < static_cast<size_t>(rows) + 1) at.resize(static_cast<size_t>(rows) + 1);
-  for (int r = 0; r <= rows; ++r) at[r] = static_cast<int>(r * (w_ / 2));
-  for (int r = 0; r < rows; ++r) start[r] = (q0 + r) * pair;
-  fn_(C, window_, start.data(), at.data(), rows, identity_, buf_->bytes() + q0 * (w_ / 2) * static_cast<int64_t>(sz_));
+  for (int64_t q = q0; q < q1; q += kChunk) {
+    const int rows = static_cast<int>(std::min<int64_t>(kChunk, q1 - q));
+    fn_(C + q * pair * static_cast<int64_t>(sz_), window_, start_, at_, rows, identity_,
+        buf_->bytes() + q * (w_ / 2) * static_cast<int64_t>(sz_));
+  }
 }
 
 void EpiloguePool::fold(const uint8_t* C, int64_t p, int64_t n) {

@@ -46,6 +46,11 @@ class EpiloguePool {
   int64_t window_[4] = {};
   uint64_t identity_ = 0;
   size_t sz_ = 0;
+  // A call of fn_ folds up to kChunk row pairs from its base: the runs' starts and output
+  // offsets relative to it, the same for every call (set by match).
+  static constexpr int kChunk = 64;
+  int64_t start_[kChunk] = {};
+  int at_[kChunk + 1] = {};
   std::mutex mu_;
   std::vector<int64_t> straddled_;  // row pairs (of 2W positions) a run held only part of
 };
