@@ -20,11 +20,13 @@
 // or dtype differ from the captured call's, a change of backend, random numbers drawn inside the
 // function (a replay would repeat them), two inputs on one buffer in the capturing call (the same
 // tensor twice, or two views of one: the capture would hold one leaf for both), a capture inside
-// a capture or under a trace, and an
-// assign the replay could not feed back (a state assigned from a view or from a tensor the
-// function did not compute). Values the function computes outside tensors (a Python float of
-// the loss), and tensors it stores somewhere other than an existing tensor's value or .grad
-// without returning them, are not recomputed.
+// a capture or under a trace, and an assign the replay could not feed back (a state assigned
+// from a view or from a tensor the function did not compute). Values the function computes
+// outside tensors (a Python float of the loss), and tensors it stores somewhere other than an
+// existing tensor's value or .grad without returning them, are not recomputed. Not detected
+// either (nor in tinygrad): a capturing call given, as an input, a tensor the function also reads
+// by other means (a parameter it closes over): the capture sees one node read twice, so replays
+// read the new input for both.
 #pragma once
 #include <functional>
 #include <memory>

@@ -14,7 +14,9 @@ numbers and the bits are those of calling it (a replay would repeat the captured
 replays them because its counter is a device buffer). What a replay cannot reproduce raises
 maroon.Error naming it: a different number, shape or dtype of input tensors, a changed non-tensor
 argument, random numbers first drawn by the capturing call, two input tensors on one buffer in the
-capturing call (tinygrad's "duplicate inputs to JIT"), a capture inside a capture. Python values the function computes (``loss.item()``) are not
+capturing call (tinygrad's "duplicate inputs to JIT"), a capture inside a capture. Not detected,
+as in tinygrad: a capturing call given as an input a tensor the function also reads by other means
+(a parameter it closes over): replays read the new input for both uses (pass a copy). Python values the function computes (``loss.item()``) are not
 recomputed: a capturing call that reads on the host a value computed from its input tensors
 (``.item()``, ``.tolist()``, ``.numpy()``) warns (``JitHostReadWarning``), since whatever it decided
 from that value (a branch, a shape, a returned Python number) is replayed as the captured call's."""
