@@ -777,9 +777,20 @@ void execute(const Plan& p) {
     // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
     Node* const n = step.first;
     if (step.second == Action::Skip) continue;
+    Plan::Impl::Kept* k = kept.empty() ? nullptr : &kept[i];
+    if (step.second == Action::Ref && op_info(n->op).kind == OpKind::Movement) {
+      // A view of its source: no kernel to interrupt and no buffer to allocate, so no poll (a
+      // clock read once Python has installed its check) and no scope: a 64^2 product's call
+      // has five such steps and one kernel.
+      run_ref(*n, k);
+      n->realized = true;
+      if (ran < release.size())
+        for (Node* r : release[ran]) r->buffer.reset();
+      ++ran;
+      continue;
+    }
     poll_interrupt();  // Ctrl-C from Python lands between kernels (and between tasks in them)
     ExecScope scope(n);
-    Plan::Impl::Kept* k = kept.empty() ? nullptr : &kept[i];
     switch (step.second) {
       case Action::Skip: continue;
       case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;
