@@ -781,7 +781,7 @@ void execute(const Plan& p) {
     if (step.second == Action::Ref && op_info(n->op).kind == OpKind::Movement) {
       // A view of its source: no kernel to interrupt and no buffer to allocate, so no poll (a
       // clock read once Python has installed its check) and no scope: a 64^2 product's call
-      // has five such steps and one kernel.
+      // has six such steps and one kernel.
       run_ref(*n, k);
       n->realized = true;
       if (ran < release.size())
