@@ -32,3 +32,8 @@ if [ "$busy" = 1 ]; then
 fi
 date -u +"%Y-%m-%d %H:%M UTC"
 TMPDIR=$tmp /usr/bin/python3 bench/peers/peers.py ${args[@]+"${args[@]}"}
+# The products' bound on this host (bench/cpu/peak_bench.cpp): Maroon's unfused products against
+# an FMA library's (PyTorch, OpenBLAS) can reach at most about this ratio of their speed.
+peak=build/bench/cpu/maroon-bench-peak
+[ -x "$peak" ] && echo "this host ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')): one thread's multiply+add against FMA peak: $("$peak")"
+true

@@ -57,3 +57,10 @@ for m in models:
         print(f"| {m} | {t} | {ma:.2f} | {ob:.2f} | {ob / ma:.3f} | {mc:.2f} | {oc:.2f} | {oc / mc:.3f} "
               f"| {'yes' if same else 'NO'} | {rel:.2g} |")
 PY
+# The host's bound for product-bound models: Maroon's products round each multiply and each add
+# (no FMA, docs/spec.md), ONNX Runtime's fuse them; where both issue to the same ports the
+# ratio below (about 0.5 on Intel cores, about 1 on AMD Zen 4) caps the throughput ratio of a
+# model made of products.
+peak=build/bench/cpu/maroon-bench-peak
+[ -x "$peak" ] && echo "this host ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')): one thread's multiply+add against FMA peak: $("$peak")"
+true

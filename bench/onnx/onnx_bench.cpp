@@ -5,7 +5,9 @@
 // ms per run (all threads; on a shared machine the fairer measure of one thread's work),
 // "digest": inference digest}.
 // The C++ twin of tools/onnx/maroon_run.py, so the benchmark measures the engine, not Python.
-// usage: maroon-bench-onnx MODEL X.npy THREADS|ref REPS OUT
+// Runs after the second replay the captured kernels (maroon/onnx.h); a 6th argument `plain`
+// turns replays off (Model::set_replay(false)), to time the graph building they save.
+// usage: maroon-bench-onnx MODEL X.npy THREADS|ref REPS OUT [plain]
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -20,8 +22,8 @@
 #include "maroon/onnx.h"
 
 int main(int argc, char** argv) try {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s MODEL X.npy THREADS|ref REPS OUT\n", argv[0]);
+  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "plain")) {
+    std::fprintf(stderr, "usage: %s MODEL X.npy THREADS|ref REPS OUT [plain]\n", argv[0]);
     return 2;
   }
   const std::string threads = argv[3];
@@ -30,6 +32,7 @@ int main(int argc, char** argv) try {
   if (threads == "ref") maroon::set_backend(maroon::Backend::Ref);
   else maroon::set_num_threads(std::stoi(threads));
   maroon::onnx::Model model = maroon::onnx::load(argv[1]);
+  model.set_replay(argc != 7);
   const maroon::Tensor x = maroon::data::load_npy(argv[2]).tensor();
   auto run = [&] {
     std::vector<maroon::Tensor> ys = model.run(std::vector<maroon::Tensor>{x});

@@ -18,7 +18,9 @@
 //
 // What a replay cannot reproduce is refused with an Error naming it: inputs whose count, shape
 // or dtype differ from the captured call's, a change of backend, random numbers drawn inside the
-// function (a replay would repeat them), a capture inside a capture or under a trace, and an
+// function (a replay would repeat them), two inputs on one buffer in the capturing call (the same
+// tensor twice, or two views of one: the capture would hold one leaf for both), a capture inside
+// a capture or under a trace, and an
 // assign the replay could not feed back (a state assigned from a view or from a tensor the
 // function did not compute). Values the function computes outside tensors (a Python float of
 // the loss), and tensors it stores somewhere other than an existing tensor's value or .grad
@@ -26,6 +28,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "maroon/tensor.h"
@@ -56,6 +59,14 @@ class JitCapture {
   // Bytes of the buffers the capture's nodes hold between calls (what its leaves alias; every
   // other buffer of the step is dropped once read, and what a call hands out is the caller's).
   size_t held_bytes() const;
+  // Host reads during the capture (Tensor::bytes, to_vector, item, tolist) of values computed
+  // from the captured call's inputs, and the first one's shape and dtype. A replay repeats no
+  // host read, so whatever the step decided from one (a shape, an index check, a branch) is the
+  // captured call's decision: a caller that cannot know its step is free of them (the ONNX
+  // runner) checks that this is 0 before replaying. TinyJit does not refuse them: a step that
+  // reads its loss for a log line is the usual case.
+  size_t host_reads_of_inputs() const;
+  const std::string& first_host_read_of_inputs() const;
 
  private:
   std::unique_ptr<JitCaptureImpl> impl_;
@@ -81,5 +92,8 @@ class TinyJit {
 
 // Whether a capture is recording on this thread (so code that cannot be replayed can refuse).
 bool jit_capturing();
+// Whether a capture could start on this thread now: none is recording and no trace observes the
+// realizations (capture() and replay() refuse both).
+bool jit_can_capture();
 
 }  // namespace maroon

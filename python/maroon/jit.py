@@ -13,12 +13,20 @@ with ``Tensor.randint`` inside the step) is not captured: every call runs it, so
 numbers and the bits are those of calling it (a replay would repeat the captured draws; tinygrad
 replays them because its counter is a device buffer). What a replay cannot reproduce raises
 maroon.Error naming it: a different number, shape or dtype of input tensors, a changed non-tensor
-argument, random numbers first drawn by the capturing call, a capture inside a capture. Python values the function computes (``loss.item()``) are not
-recomputed."""
+argument, random numbers first drawn by the capturing call, two input tensors on one buffer in the
+capturing call (tinygrad's "duplicate inputs to JIT"), a capture inside a capture. Python values the function computes (``loss.item()``) are not
+recomputed: a capturing call that reads on the host a value computed from its input tensors
+(``.item()``, ``.tolist()``, ``.numpy()``) warns (``JitHostReadWarning``), since whatever it decided
+from that value (a branch, a shape, a returned Python number) is replayed as the captured call's."""
 import functools
 import itertools
+import warnings
 
 from ._maroon import Error, JitCapture, Tensor
+
+
+class JitHostReadWarning(UserWarning):
+    """The capturing call read on the host a value computed from its inputs (see TinyJit)."""
 
 
 def _tensors(obj):
@@ -98,6 +106,12 @@ class TinyJit:
                 held.append(self.fxn(*args, **kwargs))
                 return _tensors(held[0])
             outputs = cap.capture(inputs, body)
+            if cap.host_reads_of_inputs:
+                warnings.warn(
+                    f"[TinyJit] the captured call read {cap.host_reads_of_inputs} value(s) computed from its "
+                    f"inputs on the host (the first: {cap.first_host_read_of_inputs}): replays do not read them "
+                    "again, so what the function decided from them is the captured call's (return them as "
+                    "tensors and read them outside the function)", JitHostReadWarning, stacklevel=2)
             # The structure without the tensors, which would keep the captured graph alive (and
             # with it every buffer of the capture through the first replay): the outputs return
             # as leaves over the same buffers, as a replay's do.

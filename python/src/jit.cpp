@@ -16,7 +16,9 @@ void bind_jit(py::module_& m) {
       .def("replay", &JitCapture::replay, py::arg("inputs"))
       .def_property_readonly("captured", &JitCapture::captured)
       .def_property_readonly("schedules", &JitCapture::schedules)
-      .def_property_readonly("kernels", &JitCapture::kernels);
+      .def_property_readonly("kernels", &JitCapture::kernels)
+      .def_property_readonly("host_reads_of_inputs", &JitCapture::host_reads_of_inputs)
+      .def_property_readonly("first_host_read_of_inputs", &JitCapture::first_host_read_of_inputs);
 }
 
 }  // namespace maroon::py_bind

@@ -70,7 +70,17 @@ void bind_onnx(py::module_& m) {
       .def("__call__", [](const onnx::Model& x, const py::object& inputs) { return run(x, inputs); }, py::arg("inputs"))
       .def_property_readonly("inputs", [](const onnx::Model& x) { return infos(x.inputs()); })
       .def_property_readonly("outputs", [](const onnx::Model& x) { return infos(x.outputs()); })
-      .def_property_readonly("opset", &onnx::Model::opset);
+      .def_property_readonly("opset", &onnx::Model::opset)
+      .def_property(
+          "replay", [](const onnx::Model& x) { return x.replay(); },
+          [](const onnx::Model& x, bool on) { x.set_replay(on); },
+          "Whether repeated runs with one input signature replay the captured kernels (maroon/onnx.h)")
+      .def("run_stats", [](const onnx::Model& x) {
+        onnx::RunStats s = x.run_stats();
+        py::dict d;
+        d["plain"] = s.plain, d["captures"] = s.captures, d["replays"] = s.replays, d["refused"] = s.refused;
+        return d;
+      });
   m.def("onnx_load", [](const std::string& path) { return std::make_shared<onnx::Model>(onnx::load(path)); },
         py::arg("path"));
 #else
@@ -79,7 +89,11 @@ void bind_onnx(py::module_& m) {
       .def("__call__", [](const Absent&, const py::object&) -> py::list { absent(); }, py::arg("inputs"))
       .def_property_readonly("inputs", [](const Absent&) -> py::list { absent(); })
       .def_property_readonly("outputs", [](const Absent&) -> py::list { absent(); })
-      .def_property_readonly("opset", [](const Absent&) -> int64_t { absent(); });
+      .def_property_readonly("opset", [](const Absent&) -> int64_t { absent(); })
+      .def_property(
+          "replay", [](const Absent&) -> bool { absent(); }, [](const Absent&, bool) { absent(); },
+          "Whether repeated runs with one input signature replay the captured kernels (maroon/onnx.h)")
+      .def("run_stats", [](const Absent&) -> py::dict { absent(); });
   m.def("onnx_load", [](const std::string&) -> ModelPtr { absent(); }, py::arg("path"));
 #endif
 }

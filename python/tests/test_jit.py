@@ -1,5 +1,7 @@
 """maroon.TinyJit: a Python training loop through @TinyJit gives the same bytes as without it, and
 what a replay could not reproduce is refused."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -152,3 +154,42 @@ def test_jitted_loop_under_verify_run_verifies(tmp_path):
         prog = maroon.verify.program(Model(l1, l2), opt, runner(l1, l2, opt, jit))
         rep = maroon.verify.verify_run(tmp_path / "True.run.json", prog)
         assert rep["verified"], rep
+
+
+def test_a_host_read_of_an_input_value_in_the_capture_warns():
+    """A branch on a value read from the inputs would be replayed as the captured call's: the
+    capture warns, naming the read; reads of values that do not depend on the inputs do not."""
+    from maroon.jit import JitHostReadWarning
+    w = Tensor([2.0, -1.0])
+
+    @TinyJit
+    def branchy(x):
+        return x * 2 if (x.sum().item() > 0) else x * 3
+
+    @TinyJit
+    def plain(x):
+        assert w.sum().item() == 1.0  # a constant's value: the same on every call
+        return x * w
+
+    for f, warns in ((branchy, True), (plain, False)):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            for v in (1.0, 2.0, 3.0):
+                f(Tensor([v, v]))
+        hits = [s for s in seen if issubclass(s.category, JitHostReadWarning)]
+        assert len(hits) == (1 if warns else 0), [str(s.message) for s in seen]
+        if warns:
+            assert "(1,) float32" in str(hits[0].message) or "() float32" in str(hits[0].message)
+
+
+def test_one_buffer_as_two_inputs_is_refused_when_capturing():
+    """tinygrad's "duplicate inputs to JIT": a capture would hold one leaf for both inputs, and a
+    replay given two tensors would read the first's values for both."""
+    a, b = Tensor([1.0, 2.0]), Tensor([10.0, 20.0])
+    sub = TinyJit(lambda x, y: x - y)
+    sub(a, a)
+    with pytest.raises(maroon._maroon.Error, match="share one buffer"):
+        sub(a, a)
+    sub(a, b)
+    sub(a, b)
+    assert sub(b, a).tolist() == [9.0, 18.0] and sub(b, b).tolist() == [0.0, 0.0]

@@ -56,3 +56,18 @@ def test_errors_name_the_node_or_input(tmp_path):
         maroon.onnx.load(str(tmp_path / "bad.onnx"))
     with pytest.raises(TypeError, match="numpy array or a maroon.Tensor"):
         m.run(["x"])
+
+
+def test_repeated_runs_replay_with_the_same_bits(tmp_path):
+    if not maroon._maroon.__dict__.get("onnx_load"):
+        pytest.skip("no ONNX import in this build")
+    m = maroon.onnx.load(model_file(tmp_path))
+    plain = maroon.onnx.load(model_file(tmp_path))
+    plain.replay = False
+    assert m.replay and not plain.replay
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        x = rng.standard_normal((4, 3)).astype(np.float32)
+        assert m.run([x])[0].numpy().tobytes() == plain.run([x])[0].numpy().tobytes()
+    assert m.run_stats() == {"plain": 1, "captures": 1, "replays": 3, "refused": 0}
+    assert plain.run_stats()["replays"] == 0

@@ -2,6 +2,11 @@
 // the inference digest of its outputs (maroon/digest.h: the same digest `maroon infer` prints),
 // so two machines can compare runs by one line. `maroon onnx info MODEL.onnx` lists the model's
 // inputs, outputs and opset. Built only where ONNX import is (src/cli/CMakeLists.txt).
+// `--repeat N` runs the model N times on the same inputs (runs after the second replay its
+// kernels, maroon/onnx.h), checks that every run gives the first's digest and reports the median
+// time a run, as onnxruntime_perf_test does for ONNX Runtime.
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "cli/commands.h"
@@ -16,6 +21,7 @@ namespace {
 struct OnnxOptions {
   std::string model;
   std::vector<std::string> inputs;  // FILE or NAME=FILE
+  int64_t repeat = 1;
   DataOptions data;
 };
 
@@ -46,12 +52,36 @@ std::map<std::string, Tensor> bind_inputs(const onnx::Model& m, const std::vecto
   return named;
 }
 
+// Runs `m` o.repeat times; every run's outputs must have the first's digest. Returns the first
+// run's outputs, and the median milliseconds a run (each run realizes its outputs) in *ms.
+std::vector<Tensor> run_repeated(const onnx::Model& m, const std::map<std::string, Tensor>& in, const OnnxOptions& o,
+                                 double* ms) {
+  std::vector<Tensor> first;
+  std::string digest;
+  std::vector<double> times;
+  for (int64_t r = 0; r < o.repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<Tensor> out = m.run(in);
+    for (Tensor& t : out) t.realize();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    std::string d = tensors_digest(kInferenceTag, out);
+    if (r == 0) first = out, digest = d;
+    else if (d != digest)
+      throw Error("run " + std::to_string(r + 1) + " of " + std::to_string(o.repeat) + " gave inference digest " + d +
+                  ", the first run " + digest);
+  }
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+  *ms = times[times.size() / 2];
+  return first;
+}
+
 int onnx_run(const OnnxOptions& o, const Context& ctx) {
   apply_threads(o.data);
   onnx::Model m = onnx::load(o.model);
   ctx.log("running '%s' (opset %lld, %zu nodes)", o.model.c_str(), static_cast<long long>(m.opset()), m.node_count());
   std::map<std::string, Tensor> in = bind_inputs(m, o.inputs);
-  std::vector<Tensor> out = m.run(in);
+  double ms = 0;
+  std::vector<Tensor> out = run_repeated(m, in, o, &ms);
   std::string digest = tensors_digest(kInferenceTag, out);
   nlohmann::ordered_json outs = nlohmann::ordered_json::array();
   std::string text = "inference digest  " + digest + "\n";
@@ -61,7 +91,16 @@ int onnx_run(const OnnxOptions& o, const Context& ctx) {
     text += "output " + m.outputs()[i].name + "  " + std::string(dtype_name(out[i].dtype())) + " " +
             shape_str(out[i].shape()) + "\n";
   }
-  ctx.result({{"model", o.model}, {"opset", m.opset()}, {"inference_digest", digest}, {"outputs", outs}}, text);
+  nlohmann::ordered_json j{{"model", o.model}, {"opset", m.opset()}, {"inference_digest", digest}, {"outputs", outs}};
+  if (o.repeat > 1) {
+    onnx::RunStats st = m.run_stats();
+    j["runs"] = o.repeat, j["replays"] = st.replays, j["median_ms"] = ms;
+    char line[160];
+    std::snprintf(line, sizeof line, "runs %lld, the same digest each; %lld replayed; median %.3f ms a run\n",
+                  static_cast<long long>(o.repeat), static_cast<long long>(st.replays), ms);
+    text += line;
+  }
+  ctx.result(j, text);
   return kOk;
 }
 
@@ -100,6 +139,11 @@ Runner declare_onnx(CLI::App& app) {
   run->add_option("-i,--input", o->inputs,
                   "an input: FILE or NAME=FILE, FILE a .npy or a TensorProto .pb (unnamed ones in the model's order)")
       ->type_name("[NAME=]FILE");
+  run->add_option("--repeat", o->repeat,
+                  "run N times (runs after the second replay the kernels); every run must give the first's digest; "
+                  "prints the median time a run")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->type_name("N");
   add_threads_option(*run, o->data);
   CLI::App* info = app.add_subcommand("info", "list a model's inputs, outputs and opset");
   info->add_option("MODEL", o->model, "the model (.onnx)")->required();

@@ -107,10 +107,18 @@ struct JitCaptureImpl : RealizeCapture {
   std::vector<Node*> droppable;  // the recorded nodes that do not hold an alias's buffer
   Backend backend = Backend::Cpu;
   bool done = false;
+  // While capturing: the buffers whose values depend on the captured call's inputs (theirs, and
+  // what the recorded schedules computed from them), and the host reads of such values
+  // (JitCapture::host_reads_of_inputs). The capture holds every buffer it records until it ends,
+  // so no address here is reused meanwhile.
+  std::unordered_set<const Buffer*> from_inputs;
+  size_t input_reads_on_host = 0;
+  std::string first_input_read;
 
   ~JitCaptureImpl() override;
 
   void run(const NodePtr& root, const std::vector<Node*>& order) override {
+    std::vector<Node*> derived = from_inputs_in(order);
     Recorded r;
     r.order = order;
     if (backend == Backend::Cpu) {
@@ -124,6 +132,27 @@ struct JitCaptureImpl : RealizeCapture {
     }
     r.root = root;
     realizes.push_back(std::move(r));
+    for (Node* n : derived)
+      if (n->buffer) from_inputs.insert(n->buffer.get());
+  }
+
+  // The nodes of `order` (topological) that read, directly or through each other, a buffer
+  // computed from the inputs.
+  std::vector<Node*> from_inputs_in(const std::vector<Node*>& order) const {
+    std::unordered_set<const Node*> marked;
+    std::vector<Node*> out;
+    auto derived = [&](const Node* s) { return marked.count(s) || (s->buffer && from_inputs.count(s->buffer.get())); };
+    for (Node* n : order)
+      if (std::any_of(n->src.begin(), n->src.end(), [&](const NodePtr& s) { return derived(s.get()); })) {
+        marked.insert(n);
+        out.push_back(n);
+      }
+    return out;
+  }
+
+  void note_host_read(const Node& n) {
+    if (!n.buffer || !from_inputs.count(n.buffer.get())) return;
+    if (input_reads_on_host++ == 0) first_input_read = shape_str(n.shape) + " " + std::string(dtype_name(n.dtype));
   }
 
   void note_assign(const std::shared_ptr<TensorState>& st) {
@@ -468,6 +497,8 @@ size_t JitCapture::held_bytes() const {
       if (c->buffer && seen.insert(c->buffer.get()).second) n += c->buffer->nbytes();
   return n;
 }
+size_t JitCapture::host_reads_of_inputs() const { return impl_->input_reads_on_host; }
+const std::string& JitCapture::first_host_read_of_inputs() const { return impl_->first_input_read; }
 size_t JitCapture::kernels() const {
   size_t k = 0;
   for (const Recorded& r : impl_->realizes) k += r.kernels;
@@ -499,9 +530,18 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
   if (impl_->done) throw Error("[TinyJit] this capture already holds a step");
   check_can_run("capture");
   impl_->backend = backend();
-  for (const Tensor& t : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
     maroon::realize(t.node());
+    // Two inputs on one buffer would be one leaf of the captured graph (or one an alias of the
+    // other): a replay given two tensors would read the first's values for both (tinygrad
+    // refuses "duplicate inputs to JIT" too).
+    for (size_t j = 0; j < i; ++j)
+      if (t.node()->buffer && t.node()->buffer == inputs[j].node()->buffer)
+        throw Error("[TinyJit] inputs " + std::to_string(j) + " and " + std::to_string(i) +
+                    " share one buffer in the capturing call: a replay would read them as one (pass a copy)");
     impl_->inputs.push_back(t.node());
+    if (t.node()->buffer) impl_->from_inputs.insert(t.node()->buffer.get());
   }
   std::vector<Tensor> out;
   {
@@ -509,6 +549,7 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
     out = body();
     for (Tensor& t : out) t.realize();
   }
+  impl_->from_inputs.clear();
   impl_->validate_states();
   impl_->privatize(out);
   impl_->plan_buffers();
@@ -539,6 +580,11 @@ std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
 }
 
 bool jit_capturing() { return g_capturing != nullptr; }
+bool jit_can_capture() { return !g_capturing && !realize_observer(); }
+
+void jit_note_host_read(const Node& n) {
+  if (g_capturing) g_capturing->note_host_read(n);
+}
 
 void jit_note_assign(const std::shared_ptr<TensorState>& st) {
   if (g_capturing) g_capturing->note_assign(st);

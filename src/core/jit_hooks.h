@@ -19,5 +19,8 @@ bool jit_assign_in_place(const std::shared_ptr<TensorState>& st, const Tensor& x
 std::vector<std::shared_ptr<TensorState>> live_tensor_states();
 // Throws an Error naming `what` when a capture is recording on this thread.
 void jit_refuse(const char* what);
+// Called by the host reads (Tensor::bytes, copy_bytes_to) once `n` is realized: a capture notes a
+// read of a value computed from its inputs (JitCapture::host_reads_of_inputs).
+void jit_note_host_read(const Node& n);
 
 }  // namespace maroon

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/graph.h"
+#include "core/jit_hooks.h"
 #include "maroon/primitives.h"
 #include "maroon/read.h"
 #include "ref/scalar.h"
@@ -113,6 +114,7 @@ std::vector<uint8_t> Tensor::bytes() const {
   // A contiguous view of a whole buffer is the buffer's own bytes (the common case: a realized
   // result), copied once without first zeroing the vector.
   if (n.buffer && n.buffer->count == numel() && n.view.is_contiguous() && itemsize(n.buffer->dtype) == itemsize(dtype())) {
+    jit_note_host_read(n);  // (copy_bytes_to notes the other reads)
     const uint8_t* buf = n.buffer->bytes();
     return std::vector<uint8_t>(buf, buf + n.buffer->nbytes());
   }
@@ -150,6 +152,7 @@ void copy_bytes_to(const Tensor& t, void* dst, size_t nbytes) {
     throw ShapeError("[copy_bytes_to] " + std::to_string(nbytes) + " bytes of room, shape " + shape_str(t.shape()) +
                      " of " + std::string(dtype_name(t.dtype())) + " needs " + std::to_string(want));
   maroon::realize(t.node());
+  jit_note_host_read(*t.node());
   if (want == 0) return;
   const Node& n = *t.node();
   const int64_t count = t.numel();

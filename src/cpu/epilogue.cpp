@@ -275,10 +275,11 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
       const int64_t p = base + other[i] + along[runs[k]], n = runs[k + 1];
       if (has_rows_ && run_rows(C, p, n)) {
         rows = true;
-        continue;
+      } else {
+        if (!ev) ev.emplace(*prog_);
+        run(C, p, n, *ev);
       }
-      if (!ev) ev.emplace(*prog_);
-      run(C, p, n, *ev);
+      if (pool_) pool_->fold(C, p, n);  // the run is final and in L1
     }
   if (rows) count_row_epilogue_task();
   if (t_row_in_place) g_rows_in_place.fetch_add(1, std::memory_order_relaxed);
@@ -286,11 +287,18 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
 }
 
 bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
-                         std::unique_ptr<Program>* kept) {
+                         std::unique_ptr<Program>* kept, const EpiloguePoolSite* pool) {
   if (out.dtype != reduce.dtype) return false;
-  const Epilogue epi(out, leaf, kept);
+  Epilogue epi(out, leaf, kept);
+  std::optional<EpiloguePool> ep;
+  if (pool && ep.emplace().match(out, *pool)) epi.set_pool(&*ep);
+  else ep.reset();
   if (!try_matmul(reduce, chain, &epi)) return false;
   ++g_runs;
+  if (ep) {
+    ep->finish();
+    *pool->pooled = true;
+  }
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "cpu/epilogue_pool.h"
 #include "cpu/epilogue_rows.h"
 #include "cpu/gemm.h"
 #include "cpu/kernel.h"
@@ -28,6 +29,8 @@ class Epilogue {
   // Replaces the outputs of task `task` of the product g (gemm_task's split) in place by the
   // chain's values at their positions.
   void apply(const GemmArgs& g, int64_t task) const;
+  // A max-pool to fold from each run apply() has rewritten (epilogue_pool.h), or null.
+  void set_pool(EpiloguePool* pool) { pool_ = pool; }
 
  private:
   void run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const;
@@ -49,14 +52,17 @@ class Epilogue {
   std::vector<bool> along_row_;                  // affine, moving only along the output's last axis, by one
   bool has_rows_ = false;                        // the program is adds and a ReLU (epilogue_rows.h)
   RowEpilogue rows_;
+  EpiloguePool* pool_ = nullptr;
 };
 
 // The matmul of REDUCE `reduce` (as try_matmul takes it, with its movement `chain`) with the
 // epilogue of `out` over `leaf`: realizes `out`, leaving `reduce` and the views between it and
 // `leaf` unrealized (nothing else reads them). False, having computed nothing but possibly the
-// product's elementwise factors, when try_matmul would decline.
+// product's elementwise factors, when try_matmul would decline. With `pool` (a REDUCE MAX over
+// views of `out`, plan.cpp's EpilogueSite::pool), its windows are folded in the epilogue if they
+// fit (EpiloguePool), which then realizes it and sets *pool->pooled.
 bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
-                         std::unique_ptr<Program>* kept = nullptr);
+                         std::unique_ptr<Program>* kept = nullptr, const EpiloguePoolSite* pool = nullptr);
 
 // How many matmuls ran with an epilogue in this process (the harness checks that its cases did).
 int64_t matmul_epilogue_runs();

@@ -53,6 +53,11 @@ struct EpilogueSite {
   Node* reduce = nullptr;
   std::vector<Node*> views;
   int ops = 0;  // in the kernel (capped as fused kernels are: kMaxFusedOps)
+  // A REDUCE MAX over views of the kernel's node (a max-pool after conv2d + bias + ReLU), and
+  // those views from the node up: the epilogue may fold its windows from each task's block while
+  // it is in cache (epilogue.h, EpiloguePool); its own step then has nothing left to do.
+  Node* pool = nullptr;
+  std::vector<Node*> pool_views;
 };
 
 namespace {
@@ -197,14 +202,18 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
 
 // An elementwise kernel with a matmul as its epilogue (find_epilogue), else the matmul, its views
 // and the kernel one after the other.
-void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Profiler& prof,
+// Returns whether the kernel also computed site.pool.
+bool run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Profiler& prof,
                   std::unique_ptr<Program>* kept) {
   Node& r = *site.reduce;
   auto chain = mc.chain.find(&r);
   static const std::vector<Node*> none;
   const std::vector<Node*>& rc = chain == mc.chain.end() ? none : chain->second;
   Node* leaf = site.views.empty() ? &r : site.views.front();
-  if (prof.timed(&e, "matmul+epi", [&] { return try_matmul_epilogue(r, rc, e, leaf, kept); })) return;
+  bool pooled = false;
+  const EpiloguePoolSite pool{site.pool, &site.pool_views, &pooled};
+  if (prof.timed(&e, "matmul+epi", [&] { return try_matmul_epilogue(r, rc, e, leaf, kept, site.pool ? &pool : nullptr); }))
+    return pooled;
   run_reduction(r, mc, prof);
   r.realized = true;
   for (size_t i = site.views.size(); i-- > 0;) {
@@ -212,6 +221,7 @@ void run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Pro
     site.views[i]->realized = true;
   }
   prof.timed(&e, "elementwise", [&] { run_elementwise(e); return true; });
+  return false;
 }
 
 // An elementwise node is fused into its only consumer when nothing else can see it: no other
@@ -353,7 +363,7 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
     ShapeTracker v = ShapeTracker::contiguous(r->shape);
     for (size_t i = views.size(); i-- > 0;) v = ref::movement_view(*views[i], v);
     if (!v.is_contiguous() || v.shape() != e->shape) continue;
-    *site = {r, std::move(views), ops};
+    *site = {r, std::move(views), ops, nullptr, {}};
     return true;
   }
   return false;
@@ -570,7 +580,9 @@ void Plan::remap(const std::unordered_map<const Node*, Node*>& to) {
   std::unordered_map<const Node*, EpilogueSite> epilogues;
   for (auto& [n, site] : impl_->epilogues) {
     nodes(site.views);
-    epilogues[node(n)] = {node(site.reduce), std::move(site.views), site.ops};
+    nodes(site.pool_views);
+    epilogues[node(n)] = {node(site.reduce), std::move(site.views), site.ops, site.pool ? node(site.pool) : nullptr,
+                          std::move(site.pool_views)};
   }
   impl_->epilogues = std::move(epilogues);
   std::unordered_map<const Node*, std::vector<Node*>> outputs;
@@ -609,6 +621,25 @@ void Plan::keep_between_runs() {
   impl_->kept.clear();
   impl_->kept.resize(impl_->steps.size());
 }
+
+namespace {
+// A REDUCE MAX reading an epilogue's node through views only (a max-pool after conv2d + ReLU):
+// offered to that epilogue (EpilogueSite::pool), which checks the windows when it runs.
+void attach_pool(Node* n, Plan::Impl& impl) {
+  if (n->arg.reduce_op != ReduceOp::MAX) return;
+  std::vector<Node*> views;
+  Node* m = n->src[0].get();
+  while (op_info(m->op).kind == OpKind::Movement) {
+    views.push_back(m);
+    m = m->src[0].get();
+  }
+  auto e = impl.epilogues.find(m);
+  if (e == impl.epilogues.end() || e->second.pool) return;
+  std::reverse(views.begin(), views.end());
+  e->second.pool = n;
+  e->second.pool_views = std::move(views);
+}
+}  // namespace
 
 // The decisions of the loop below, taken up front: fuses_into_consumers() reads whether each
 // source is realized when its consumer runs, so the sources this plan materializes are marked
@@ -653,6 +684,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
       p.impl_->epilogues[n] = std::move(site);
       a = Action::Epilogue;
     }
+    if (a == Action::Reduction) attach_pool(n, *p.impl_);
     if (a == Action::Elementwise) a = plan_row_kernel(n, order, consumers, *p.impl_, marked);
     if (a == Action::Elementwise) take_outputs(n, consumers, kernels, *p.impl_);
     p.impl_->steps.push_back({n, a});
@@ -823,6 +855,7 @@ void execute(const Plan& p) {
   std::vector<Plan::Impl::Kept>& kept = p.impl_->kept;
   const std::shared_ptr<const std::vector<KeptView>> views = kept_views(*p.impl_);
   size_t ran = 0;
+  std::vector<const Node*> pooled;  // REDUCEs an epilogue computed (run_epilogue): their steps are done
   for (size_t i = 0; i < p.impl_->steps.size(); ++i) {
     const auto& step = p.impl_->steps[i];
     // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
@@ -851,7 +884,9 @@ void execute(const Plan& p) {
     ExecScope scope(n);
     switch (step.second) {
       case Action::Skip: continue;
-      case Action::Reduction: run_reduction(*n, p.impl_->chains, prof); break;
+      case Action::Reduction:
+        if (std::find(pooled.begin(), pooled.end(), n) == pooled.end()) run_reduction(*n, p.impl_->chains, prof);
+        break;
       case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: run_ref(*n, k); break;
@@ -873,9 +908,11 @@ void execute(const Plan& p) {
                        p.impl_->layernorms.at(n).inner, prof);
         break;
       }
-      case Action::Epilogue:
-        run_epilogue(*n, p.impl_->epilogues.at(n), p.impl_->chains, prof, k ? &k->prog : nullptr);
+      case Action::Epilogue: {
+        const EpilogueSite& site = p.impl_->epilogues.at(n);
+        if (run_epilogue(*n, site, p.impl_->chains, prof, k ? &k->prog : nullptr)) pooled.push_back(site.pool);
         break;
+      }
     }
     n->realized = true;
     if (ran < release.size())

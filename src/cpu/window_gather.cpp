@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 HWY_BEFORE_NAMESPACE();
@@ -133,11 +134,26 @@ HWY_INLINE V MaxOrdered(D, V a, V b) {
 // it and no test of each position's pair.
 // Lanes [0, L/2) are the outputs from `row`, lanes [L/2, L) those from `next`: row + L for a run
 // of L outputs, the next run's start for two runs of L/2 (the CNN's second pool: rows of 8).
+// least: id is -inf, so its MAX step returns the first position's value unless that is a NaN.
 template <class D, class Op, class T = hn::TFromD<D>>
-HWY_INLINE void Pairs2x2Vector(D d, const T* row, const T* next, int64_t w0, int64_t w1, hn::Vec<D> id, T* out) {
+HWY_INLINE void Pairs2x2Vector(D d, const T* row, const T* next, int64_t w0, int64_t w1, hn::Vec<D> id, bool least,
+                               T* out) {
   const Op op;
   const auto lo0 = hn::LoadU(d, row + w0), hi0 = hn::LoadU(d, next + w0);
   const auto lo1 = hn::LoadU(d, row + w1), hi1 = hn::LoadU(d, next + w1);
+  if constexpr (std::is_same_v<Op, MaxOp>) {
+    // Without a NaN, each step is MaxOrdered: the larger under the order -inf < ... < -0 < +0 <
+    // ... < +inf, which does not depend on the order of the operands: the window's rows first
+    // (lanes in place), then its pairs (one lane move for two rows), the same value as the fold
+    // in order below, with half its compares and permutes (the fold runs in the CNN's conv
+    // epilogue, epilogue_pool.cpp). A sum is NaN if an element is (or for +inf + -inf: the fold).
+    const auto sum = hn::Add(hn::Add(lo0, lo1), hn::Add(hi0, hi1));
+    if (least && hn::AllFalse(d, hn::IsNaN(sum))) {
+      const auto vlo = MaxOrdered(d, lo0, lo1), vhi = MaxOrdered(d, hi0, hi1);
+      hn::StoreU(MaxOrdered(d, hn::ConcatEven(d, vhi, vlo), hn::ConcatOdd(d, vhi, vlo)), d, out);
+      return;
+    }
+  }
   const auto e0 = hn::ConcatEven(d, hi0, lo0), e1 = hn::ConcatOdd(d, hi0, lo0);
   const auto e2 = hn::ConcatEven(d, hi1, lo1), e3 = hn::ConcatOdd(d, hi1, lo1);
   if constexpr (std::is_same_v<Op, MaxOp>) {
@@ -213,25 +229,26 @@ void Pool2x2Runs(const void* pbase, const int64_t* window, const int64_t* start,
   const int L = static_cast<int>(hn::Lanes(d));
   const auto idv = hn::Set(d, id);
   const auto idh = hn::Set(dh, id);
+  const bool least = id == -std::numeric_limits<T>::infinity();
   const int64_t w0 = window[0], w1 = window[2];
   for (int r = 0; r < nruns; ++r) {
     const T* row = base + start[r];
     T* out = acc + at[r];
     const int n = at[r + 1] - at[r];
     if (n == L / 2 && r + 1 < nruns && at[r + 2] - at[r + 1] == L / 2) {  // two half runs in one vector
-      Pairs2x2Vector<decltype(d), Op>(d, row, base + start[r + 1], w0, w1, idv, out);
+      Pairs2x2Vector<decltype(d), Op>(d, row, base + start[r + 1], w0, w1, idv, least, out);
       ++r;
       continue;
     }
     int t = 0;
     for (; t + L <= n; t += L) {
       const T* p = row + 2 * static_cast<int64_t>(t);
-      Pairs2x2Vector<decltype(d), Op>(d, p, p + L, w0, w1, idv, out + t);
+      Pairs2x2Vector<decltype(d), Op>(d, p, p + L, w0, w1, idv, least, out + t);
     }
     if constexpr (hn::MaxLanes(hn::ScalableTag<T>()) >= 8) {
       for (; t + L / 2 <= n; t += L / 2) {
         const T* p = row + 2 * static_cast<int64_t>(t);
-        Pairs2x2Vector<decltype(dh), Op>(dh, p, p + L / 2, w0, w1, idh, out + t);
+        Pairs2x2Vector<decltype(dh), Op>(dh, p, p + L / 2, w0, w1, idh, least, out + t);
       }
     }
     if (t < n) GatherFold<T, Op>(row + 2 * static_cast<int64_t>(t), 2, window, 4, n - t, identity, out + t);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "onnx/graph.h"
+#include "onnx/replay.h"
 
 namespace maroon::onnx {
 
@@ -123,7 +124,10 @@ std::vector<std::string> supported_ops() {
 }
 
 // ---- Model ----
-Model::Model(std::shared_ptr<const Graph> g) : g_(std::move(g)) {}
+Model::Model(std::shared_ptr<const Graph> g) : g_(std::move(g)), replays_(std::make_shared<Replays>()) {}
+void Model::set_replay(bool on) const { replays_->set_enabled(on); }
+bool Model::replay() const { return replays_->enabled(); }
+RunStats Model::run_stats() const { return replays_->stats(); }
 const std::vector<ValueInfo>& Model::inputs() const { return g_->inputs; }
 const std::vector<ValueInfo>& Model::outputs() const { return g_->outputs; }
 int64_t Model::opset() const { return g_->opset; }
@@ -229,24 +233,38 @@ std::vector<Tensor> OpCtx::run_subgraph(const Graph& g, const std::vector<Tensor
 }
 
 std::vector<Tensor> Model::run(const std::map<std::string, Tensor>& inputs) const {
-  Scope scope;
-  std::map<std::string, Tensor>& env = scope.values;
-  env = g_->initializers;
+  std::map<std::string, Tensor> env = g_->initializers;
   std::map<std::string, int64_t> dims;
   std::set<std::string> known;
+  std::vector<Tensor> ordered;
   for (const ValueInfo& v : g_->inputs) {
     auto it = inputs.find(v.name);
     if (it == inputs.end()) throw OnnxError(g_->source + ": input '" + v.name + "' is missing");
     check_value(g_->source + ": input '" + v.name + "'", v, it->second, dims);
     env.insert_or_assign(v.name, it->second);
     known.insert(v.name);
+    ordered.push_back(it->second);
   }
+  bool overrides = false;
   for (const auto& [name, t] : inputs)
     if (!known.count(name) && !g_->initializers.count(name))
       throw OnnxError(g_->source + ": the model has no input named '" + name + "'");
     else if (!known.count(name))
-      env.insert_or_assign(name, t);  // overrides an initializer listed as an input (IR < 4)
-  return run_graph(*g_, scope);
+      env.insert_or_assign(name, t), overrides = true;  // overrides an initializer listed as an input (IR < 4)
+  return run_checked(env, ordered, !overrides);
+}
+
+// Runs the graph on checked inputs: plainly, or through the replays when the inputs are the
+// graph inputs alone (an overridden initializer is not an input a capture would rebind).
+std::vector<Tensor> Model::run_checked(const std::map<std::string, Tensor>& env, const std::vector<Tensor>& ordered,
+                                       bool replayable) const {
+  auto plain = [&] {
+    Scope scope;
+    scope.values = env;
+    return run_graph(*g_, scope);
+  };
+  if (!replayable) return plain();
+  return replays_->run(ordered, plain);
 }
 
 std::vector<Tensor> Model::run(const std::vector<Tensor>& inputs) const {

@@ -258,6 +258,22 @@ TEST(TinyJit, RefusesWhatAReplayCannotReproduce) {
   TinyJit outer([&](const std::vector<Tensor>& in) { return inner(in); });
   outer({a});
   EXPECT_NE(error_of([&] { outer({a}); }).find("inside another capture"), std::string::npos);
+
+  // One buffer as two inputs (the same tensor, or two views of one): the capture would hold one
+  // leaf for both, and a replay given two tensors would read the first's values for both.
+  TinyJit sub([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] - in[1]}; });
+  sub({a, a});
+  EXPECT_NE(error_of([&] { sub({a, a}); }).find("inputs 0 and 1 share one buffer"), std::string::npos);
+  Tensor ab = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {6});
+  sub({ab.shrink({{0, 3}}), ab.shrink({{3, 6}})});
+  EXPECT_NE(error_of([&] { sub({ab.shrink({{0, 3}}), ab.shrink({{3, 6}})}); }).find("share one buffer"),
+            std::string::npos);
+  // Distinct tensors capture; a replay may then be given one tensor twice.
+  Tensor b = Tensor::from_vector<float>({10, 20, 30}, {3});
+  sub({a, b});
+  sub({a, b});
+  EXPECT_EQ(sub({b, a})[0].tolist(), (std::vector<double>{9, 18, 27}));
+  EXPECT_EQ(sub({b, b})[0].tolist(), (std::vector<double>{0, 0, 0}));
 }
 
 }  // namespace

@@ -35,6 +35,11 @@ got2=$("$maroon" -q --json onnx run "$case/model.onnx" -i "$tmp/in0.npy" -i "$tm
   "$py" -c 'import json,sys; print(json.load(sys.stdin)["inference_digest"])')
 [ "$got2" = "$want" ] || fail "from .npy on 2 threads: $got2, expected $want"
 
+# --repeat: every run gives the first's digest, the third and fourth replayed.
+"$maroon" -q --json onnx run "$case/model.onnx" -i "$tmp/in0.npy" -i "$tmp/in1.npy" --repeat 4 |
+  "$py" -c 'import json,sys; j=json.load(sys.stdin); assert (j["inference_digest"], j["runs"], j["replays"]) == (sys.argv[1], 4, 2), j' "$want" ||
+  fail "--repeat 4: not the expected digest, runs and replays"
+
 # Bad input: exit 2 and a message naming the fault.
 expect_error() {  # PATTERN ARGS...
   local pattern=$1; shift
@@ -48,6 +53,7 @@ expect_error "input 'W' is missing" run "$case/model.onnx" -i "$set0/input_0.pb"
 expect_error "dimension 2 must be 7" run "$case/model.onnx" -i "$set0/input_1.pb" -i W="$set0/input_1.pb"
 expect_error "takes only 2 input" run "$case/model.onnx" -i "$set0/input_0.pb" -i "$set0/input_1.pb" -i "$set0/input_1.pb"
 expect_error "expected a .npy file" run "$case/model.onnx" -i "$case/model.onnx"
+expect_error "not in range" run "$case/model.onnx" -i "$set0/input_0.pb" -i W="$set0/input_1.pb" --repeat 0
 expect_error "operator Bernoulli is not supported" info "$data/node/test_bernoulli/model.onnx"
 "$maroon" -q onnx info "$case/model.onnx" | grep -q "input     W  float32 (1,1,3,3)" || fail "onnx info"
 echo "maroon onnx: digest $got matches the spec's digest of the expected output; errors named"

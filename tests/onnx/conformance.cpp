@@ -8,7 +8,14 @@
 // One line per case: "name status detail". With --expect FILE (lines "name status"), exits 1
 // if a case expected to be bits or tolerance is now anything worse, and prints the counts.
 //
-// usage: maroon-onnx-conformance DATA_DIR [--expect FILE] [--filter SUBSTRING]
+// With --replay, each case instead checks the model's replays (src/onnx/replay.h) on its first data
+// set: a fresh model runs the inputs (plain), the inputs with their elements reversed (captured:
+// other values, the same signature), then the inputs again, which a replay must give with the
+// first run's exact bits. A decision the capture took from the reversed inputs' values and a
+// replay kept would show here. Lines "name replayed|plain|skipped|differs detail"; exits 1 on any
+// "differs".
+//
+// usage: maroon-onnx-conformance DATA_DIR [--expect FILE] [--filter SUBSTRING] [--replay]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -70,11 +77,25 @@ std::string compare(const Tensor& got, const Tensor& want, size_t k) {
   return s.str();
 }
 
-Outcome run_case(const fs::path& dir) {
+// A case's test_data_set_* folders, in order.
+std::vector<fs::path> data_sets(const fs::path& dir) {
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
   std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+// The test data store bfloat16 tensors as uint16 (numpy has no bfloat16): the same bits, as the
+// dtype `infos` declares.
+void as_bfloat16(std::vector<Tensor>& ts, const std::vector<maroon::onnx::ValueInfo>& infos) {
+  for (size_t i = 0; i < ts.size() && i < infos.size(); ++i)
+    if (infos[i].dtype == maroon::DType::BFloat16 && ts[i].dtype() == maroon::DType::UInt16)
+      ts[i] = ts[i].bitcast(maroon::DType::BFloat16);
+}
+
+Outcome run_case(const fs::path& dir) {
+  std::vector<fs::path> sets = data_sets(dir);
   if (sets.empty()) return {"error", "no test_data_set_*"};
   std::optional<maroon::onnx::Model> model;
   try {
@@ -91,13 +112,8 @@ Outcome run_case(const fs::path& dir) {
     } catch (const maroon::Error& e) {
       return {"refused", std::string("test data: ") + e.what()};
     }
-    // The test data store bfloat16 tensors as uint16 (numpy has no bfloat16): same bits.
-    for (size_t i = 0; i < in.size() && i < model->inputs().size(); ++i)
-      if (model->inputs()[i].dtype == maroon::DType::BFloat16 && in[i].dtype() == maroon::DType::UInt16)
-        in[i] = in[i].bitcast(maroon::DType::BFloat16);
-    for (size_t i = 0; i < want.size() && i < model->outputs().size(); ++i)
-      if (model->outputs()[i].dtype == maroon::DType::BFloat16 && want[i].dtype() == maroon::DType::UInt16)
-        want[i] = want[i].bitcast(maroon::DType::BFloat16);
+    as_bfloat16(in, model->inputs());
+    as_bfloat16(want, model->outputs());
     std::vector<Tensor> got;
     try {
       got = model->run(in);
@@ -114,6 +130,43 @@ Outcome run_case(const fs::path& dir) {
   return {worst, ""};
 }
 
+// Every element of `t` in reverse order (all axes flipped), realized: the same shape and dtype.
+Tensor reversed(const Tensor& t) {
+  std::vector<int64_t> axes;
+  for (int64_t a = 0; a < t.ndim(); ++a) axes.push_back(a);
+  Tensor r = axes.empty() ? t : t.flip(axes);
+  return r.contiguous().realize();
+}
+
+Outcome replay_case(const fs::path& dir) {
+  std::vector<fs::path> sets = data_sets(dir);
+  if (sets.empty()) return {"skipped", "no test_data_set_*"};
+  std::vector<Tensor> in, again, flipped;
+  std::vector<std::vector<uint8_t>> first;
+  std::optional<maroon::onnx::Model> model;
+  try {
+    model = maroon::onnx::load((dir / "model.onnx").string());
+    for (const auto& p : numbered(sets[0], "input_")) in.push_back(maroon::onnx::load_tensor_pb(p.string()));
+    as_bfloat16(in, model->inputs());
+    for (const Tensor& t : model->run(in)) first.push_back(t.bytes());
+  } catch (const maroon::Error& e) {
+    return {"skipped", e.what()};  // refused or unreadable: the conformance run reports it
+  }
+  for (const Tensor& t : in) flipped.push_back(reversed(t));
+  try {
+    model->run(flipped);
+  } catch (const maroon::Error&) {
+    return {"plain", "the reversed inputs are refused"};
+  }
+  std::vector<Tensor> got = model->run(in);
+  maroon::onnx::RunStats st = model->run_stats();
+  if (got.size() != first.size()) return {"differs", "output count changed"};
+  for (size_t k = 0; k < got.size(); ++k)
+    if (got[k].bytes() != first[k])
+      return {"differs", "output " + std::to_string(k) + (st.replays ? " (replayed)" : " (plain)") + " is not the first run's bits"};
+  return {st.replays ? "replayed" : "plain", st.refused ? "refused for replay" : ""};
+}
+
 int rank(const std::string& s) { return s == "bits" ? 3 : s == "tolerance" ? 2 : 0; }
 
 }  // namespace
@@ -124,9 +177,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string expect_path, filter;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--expect")) expect_path = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--filter")) filter = argv[i + 1];
+  bool replay = false;
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--replay")) replay = true;
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--expect")) expect_path = argv[++i];
+    else if (i + 1 < argc && !std::strcmp(argv[i], "--filter")) filter = argv[++i];
   }
   std::map<std::string, std::string> expect;
   if (!expect_path.empty()) {
@@ -144,7 +199,8 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   for (const fs::path& c : cases) {
     std::string name = c.filename().string();
-    Outcome o = run_case(c);
+    Outcome o = replay ? replay_case(c) : run_case(c);
+    if (replay && o.status == "differs") ++regressions, std::cerr << "REPLAY DIFFERS " << name << ": " << o.detail << "\n";
     ++counts[o.status];
     std::cout << name << " " << o.status << (o.detail.empty() ? "" : " " + o.detail) << "\n";
     auto it = expect.find(name);

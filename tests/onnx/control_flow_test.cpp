@@ -49,15 +49,6 @@ void cf_constant(::onnx::GraphProto* g, const std::string& out, int elem, double
   else t->add_int32_data(static_cast<int32_t>(value));
 }
 
-std::vector<float> cf_values(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (float& f : v) {
-    seed = seed * 1664525u + 1013904223u;
-    f = static_cast<float>(seed >> 8) / 4194304.0f - 2.0f;
-  }
-  return v;
-}
-
 constexpr int64_t kCfSteps = 5, kCfWidth = 4;
 constexpr int kCfMaxDepth = 32;  // docs/onnx.md: subgraphs nest at most 32 levels
 
@@ -70,8 +61,8 @@ std::string cf_recurrence(bool unrolled) {
   set_type(g->add_input(), "y0", CfP::FLOAT, {std::to_string(kCfWidth)});
   set_type(g->add_output(), "y", CfP::FLOAT, {});
   set_type(g->add_output(), "s", CfP::FLOAT, {});
-  add_raw_floats(g, "X", cf_values(kCfSteps * kCfWidth, 3), {kCfSteps, kCfWidth});
-  add_raw_floats(g, "A", cf_values(kCfWidth, 4), {kCfWidth});
+  add_raw_floats(g, "X", lcg_floats(kCfSteps * kCfWidth, 3), {kCfSteps, kCfWidth});
+  add_raw_floats(g, "A", lcg_floats(kCfWidth, 4), {kCfWidth});
   add_raw_floats(g, "k", {1.5f}, {});
   add_node(g, "Mul", {"X", "k"}, {"X2"});
   // One step from `y` at index `i` (a graph value) to `y_out` and `s_out`, in graph `b`.
@@ -217,7 +208,7 @@ std::string cf_field(int number, const std::string& bytes) { return cf_varint(st
 TEST(OnnxControlFlow, LoopEqualsTheSameNodesUnrolledBitForBit) {
   maroon::onnx::Model loop = maroon::onnx::load_bytes(cf_recurrence(false));
   maroon::onnx::Model flat = maroon::onnx::load_bytes(cf_recurrence(true));
-  Tensor y0 = Tensor::from_vector(cf_values(kCfWidth, 9), {kCfWidth});
+  Tensor y0 = Tensor::from_vector(lcg_floats(kCfWidth, 9), {kCfWidth});
   const maroon::Backend saved = maroon::backend();
   maroon::set_backend("ref");  // the oracle: the unrolled nodes on the reference executor
   std::vector<Tensor> want = flat.run({y0});
@@ -258,8 +249,8 @@ TEST(OnnxControlFlow, ScanAxesAndDirectionsEqualTheTensorApiUnrolled) {
   set_type(b->add_output(), "st_out", CfP::FLOAT, {"3"});
   set_type(b->add_output(), "z_out", CfP::FLOAT, {"3"});
   maroon::onnx::Model model = maroon::onnx::load_bytes(m.SerializeAsString());
-  Tensor s0 = Tensor::from_vector(cf_values(3, 5), {3});
-  Tensor x = Tensor::from_vector(cf_values(12, 6), {3, 4});
+  Tensor s0 = Tensor::from_vector(lcg_floats(3, 5), {3});
+  Tensor x = Tensor::from_vector(lcg_floats(12, 6), {3, 4});
   const maroon::Backend saved = maroon::backend();
   maroon::set_backend("ref");
   Tensor s = s0;
@@ -376,8 +367,8 @@ TEST(OnnxControlFlow, CarriedValuesAndScanInputsMustAgree) {
   ::onnx::ModelProto m = cf_model(16);
   auto* g = m.mutable_graph();
   set_type(g->add_output(), "z", CfP::FLOAT, {});
-  add_raw_floats(g, "a", cf_values(3, 1), {3});
-  add_raw_floats(g, "b", cf_values(4, 2), {4});
+  add_raw_floats(g, "a", lcg_floats(3, 1), {3});
+  add_raw_floats(g, "b", lcg_floats(4, 2), {4});
   auto* n = add_node(g, "Scan", {"a", "b"}, {"z"}, "scan");
   set_attr(n, "num_scan_inputs", int64_t{2});
   auto* body = add_graph_attr(n, "body");

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,17 @@ inline void set_type(::onnx::ValueInfoProto* v, const std::string& name, int ele
     if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) dim->set_dim_value(std::stoll(d));
     else dim->set_dim_param(d);
   }
+}
+
+// n floats in [-2, 2) from a linear congruential generator: the same values on every machine,
+// for models' weights and inputs.
+inline std::vector<float> lcg_floats(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (float& f : v) {
+    seed = seed * 1664525u + 1013904223u;
+    f = static_cast<float>(seed >> 8) / 4194304.0f - 2.0f;
+  }
+  return v;
 }
 
 inline ::onnx::NodeProto* add_node(::onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,

@@ -194,9 +194,18 @@ bool run_onnx_battery(Recorder& rec) {
     const onnx::Model m = onnx::load_bytes(w.model, "", w.name);
     size_t n = 1;
     for (int64_t d : w.input) n *= static_cast<size_t>(d);
-    const std::vector<Tensor> out = m.run({Tensor::from_vector(floats(w.name + "/input", n, -3, 0), w.input)});
+    const Tensor input = Tensor::from_vector(floats(w.name + "/input", n, -3, 0), w.input);
+    const std::vector<Tensor> out = m.run({input});
     for (const Tensor& t : out) rec.add("onnx:infer", w.name, t);
-    rec.note(w.name + ".digest", tensors_digest(kInferenceTag, out));
+    const std::string digest = tensors_digest(kInferenceTag, out);
+    rec.note(w.name + ".digest", digest);
+    // A run on other values (captured), then the input again: a replay of the capture
+    // (src/onnx/replay.h), which must give the plain run's bits on this build too.
+    m.run({Tensor::from_vector(floats(w.name + "/other", n, -3, 0), w.input)});
+    const std::string replayed = tensors_digest(kInferenceTag, m.run({input}));
+    if (m.run_stats().replays != 1 || replayed != digest)
+      throw Error(w.name + ": the replayed run " + (m.run_stats().replays != 1 ? "did not replay" : "gave other bits") +
+                  " (digest " + replayed + ", plain " + digest + ")");
   }
   return true;
 }
