@@ -9,14 +9,10 @@
 
 namespace maroon {
 
-int64_t numel(const Shape& s) {
-  // Shapes of nodes are checked when built (core/checked.h), so this never throws for them; it
-  // guards the shapes that user code computes before they become nodes.
-  if (std::find(s.begin(), s.end(), 0) != s.end()) return 0;
-  int64_t n = 1;
-  for (int64_t d : s)
-    if (!checked::mul(n, d, n)) throw ShapeError("[numel] the size of shape " + shape_str(s) + " does not fit in 64 bits");
-  return n;
+// Shapes of nodes are checked when built (core/checked.h), so numel never throws for them; it
+// guards the shapes that user code computes before they become nodes.
+void numel_overflow(const Shape& s) {
+  throw ShapeError("[numel] the size of shape " + shape_str(s) + " does not fit in 64 bits");
 }
 
 Shape contiguous_strides(const Shape& s) {

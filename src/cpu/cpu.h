@@ -57,5 +57,8 @@ int64_t plan_cache_hits();
 // How many times execute() has used a view or program a kept plan kept from its last run (for
 // the tests: the replays took the kept path).
 int64_t plan_kept_reuses();
+// How many movement steps took their view from the plan they were kept with (plan()'s store:
+// the same step's view from an earlier run, its source's view equal), in this process.
+int64_t plan_kept_views();
 
 }  // namespace maroon::cpu

@@ -8,6 +8,7 @@
 #include "cpu/gemm_direct.h"
 #include "cpu/gemm_local.h"
 #include "cpu/kernel.h"
+#include "cpu/matmul_kept.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/threads.h"
 #include "ref/executor.h"
@@ -46,6 +47,9 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   if (numel(mul.shape) < 4096) return false;
   const Node& x = *mul.src[0];
   const Node& y = *mul.src[1];
+  // Two realized factors read through their own views: the plan may be kept (matmul_kept.h).
+  const bool keepable = chain.empty() && x.realized && y.realized;
+  if (keepable && find_kept_matmul(out, x, y, planp)) return true;
   const Shape& s = out.src[0]->shape;
   const std::vector<int64_t>& kaxes = out.arg.ints;  // sorted: k is row-major over them
   // Each factor's view as the reduction sees it: through the movement ops between the
@@ -84,7 +88,10 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   MatmulPlan& plan = *planp;
   if (!plan_matmul(*x.buffer, xv, *y.buffer, yv, kaxes, out.shape, &plan)) return false;
   // small: the generic fold will do
-  return plan.split.M * plan.split.N * plan.split.K >= 4096 && plan.split.M * plan.split.N != 0 && plan.split.K != 0;
+  if (plan.split.M * plan.split.N * plan.split.K < 4096 || plan.split.M * plan.split.N == 0 || plan.split.K == 0)
+    return false;
+  if (keepable) keep_matmul(out, x, y, plan);
+  return true;
 }
 
 namespace {

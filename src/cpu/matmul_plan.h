@@ -17,6 +17,8 @@ namespace maroon::cpu {
 // stride 0 so the copy is no larger than the data it reads: that copy is im2col.
 struct Operand {
   const void* data = nullptr;
+  // The layout's inputs (its key and offsets), read by nothing after plan_matmul: a kept plan
+  // (matmul_kept.h) leaves them empty.
   std::vector<int64_t> strides;
   int64_t offset = 0;
   std::shared_ptr<Buffer> dense;  // owns the copy, if one was made

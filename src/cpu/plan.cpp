@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -372,6 +374,8 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
 // What run() does, decided once: per scheduled node, the path it takes. The decisions depend on
 // the graph (consumer counts, handles, which sources end up materialized) and not on the data,
 // so a captured step (core/jit.cpp) replays them without deciding again.
+struct KeptPlan;
+
 struct Plan::Impl {
   enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue, Alias, Softmax, LayerNorm };
   std::vector<std::pair<Node*, Action>> steps;
@@ -390,6 +394,26 @@ struct Plan::Impl {
     std::unique_ptr<Program> prog;
   };
   std::vector<Kept> kept;  // empty unless keep_between_runs()
+  // The kept plan this plan was taken from (plan()'s store), if any: its movement steps' views.
+  std::shared_ptr<const KeptPlan> source;
+};
+
+// A plan kept between calls (plan()'s store, plan_key.h): each step's action (only plans with no
+// matmul chain, fold, epilogue or kernel of several outputs: those name other nodes; a plain
+// product, a small op's fused kernels are steps alone) and, once a plan taken from it has run,
+// each movement step's view with the source view it was computed from.
+// A movement step's view is a function of its op and arguments (in the key) and of its source's
+// view, so a later run whose source has an equal view (compared whole) copies it instead of
+// computing it: a 64^2 product's six views. Shared by the plans taken from it (every thread's):
+// the views are written once, under the mutex, and never changed after.
+struct KeptView {
+  bool set = false;  // a movement step
+  ShapeTracker src_view, view;
+};
+struct KeptPlan {
+  std::vector<Plan::Impl::Action> actions;
+  mutable std::mutex m;
+  mutable std::shared_ptr<const std::vector<KeptView>> views;
 };
 
 namespace {
@@ -676,12 +700,10 @@ Plan plan_fresh(const std::vector<Node*>& order) {
 
 namespace {
 
-// Plans kept between calls (plan_key.h), as each node's action: only plans with no matmul chain,
-// fold, epilogue or kernel of several outputs (those name other nodes; a plain product, a small
-// op's fused kernels are steps alone). One store for the process, its own lock inside (KeyedStore).
-using KeptActions = std::vector<Plan::Impl::Action>;
-KeyedStore<KeptActions>& kept_plans() {
-  static auto* s = new KeyedStore<KeptActions>(64);  // never destroyed: plans may run at exit
+// One store for the process, its own lock inside (KeyedStore).
+using KeptPlanStore = KeyedStore<KeptPlan>;
+KeptPlanStore& kept_plans() {
+  static auto* s = new KeptPlanStore(64);  // never destroyed: plans may run at exit
   return *s;
 }
 std::atomic<bool> g_plan_cache_on{true};
@@ -702,11 +724,12 @@ Plan plan(const std::vector<Node*>& order) {
   thread_local std::vector<int64_t> key;  // reused: a fresh key was a heap block per call
   if (!g_plan_cache_on.load(std::memory_order_relaxed) || Profiler().on() || !plan_key(order, &key))
     return plan_fresh(order);
-  if (std::shared_ptr<const KeptActions> actions = kept_plans().find(key)) {
+  if (std::shared_ptr<const KeptPlan> kept = kept_plans().find(key)) {
     Plan p;
     p.impl_ = std::make_unique<Plan::Impl>();
     p.impl_->steps.reserve(order.size());
-    for (size_t i = 0; i < order.size(); ++i) p.impl_->steps.push_back({order[i], (*actions)[i]});
+    for (size_t i = 0; i < order.size(); ++i) p.impl_->steps.push_back({order[i], kept->actions[i]});
+    p.impl_->source = std::move(kept);
     g_plan_cache_hits.fetch_add(1, std::memory_order_relaxed);
     return p;
   }
@@ -715,10 +738,10 @@ Plan plan(const std::vector<Node*>& order) {
   if (impl.chains.chain.empty() && impl.chains.fold.empty() && impl.chains.deferred.empty() &&
       impl.epilogues.empty() && impl.outputs.empty() && impl.softmaxes.empty() &&
       impl.layernorms.empty()) {
-    auto actions = std::make_shared<KeptActions>();
-    actions->reserve(order.size());
-    for (const auto& step : impl.steps) actions->push_back(step.second);
-    kept_plans().put(key, std::move(actions));
+    auto kept = std::make_shared<KeptPlan>();
+    kept->actions.reserve(order.size());
+    for (const auto& step : impl.steps) kept->actions.push_back(step.second);
+    kept_plans().put(key, std::move(kept));
   }
   return p;
 }
@@ -726,6 +749,7 @@ Plan plan(const std::vector<Node*>& order) {
 namespace {
 
 std::atomic<int64_t> g_kept_reuses{0};
+std::atomic<int64_t> g_kept_views{0};
 
 // A movement node: its view is a function of its source's view and its own arguments, so a kept
 // plan recomputes it only when the source's view changed since the last run (an input given
@@ -798,11 +822,38 @@ const std::vector<Node*>& outputs_of(const Plan::Impl& p, const Node* n) {
 
 }  // namespace
 
+namespace {
+
+// The views a kept plan's earlier run left (KeptPlan), or null: none yet, or p keeps its own
+// between runs (keep_between_runs: a captured step's copy of the graph, its nodes' own views).
+std::shared_ptr<const std::vector<KeptView>> kept_views(const Plan::Impl& p) {
+  if (!p.source || !p.kept.empty()) return nullptr;
+  std::lock_guard<std::mutex> lock(p.source->m);
+  return p.source->views;
+}
+
+// After a run of a plan taken from a kept one that had no views yet: its movement steps' views
+// and their sources', for the next runs (the first run's are kept; a run whose sources have
+// other views computes its own where they differ).
+void keep_views(const Plan::Impl& p) {
+  auto views = std::make_shared<std::vector<KeptView>>(p.steps.size());
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const Node* n = p.steps[i].first;
+    if (p.steps[i].second != Plan::Impl::Action::Ref || op_info(n->op).kind != OpKind::Movement) continue;
+    (*views)[i] = KeptView{true, n->src[0]->view, n->view};
+  }
+  std::lock_guard<std::mutex> lock(p.source->m);
+  if (!p.source->views) p.source->views = std::move(views);
+}
+
+}  // namespace
+
 void execute(const Plan& p) {
   using Action = Plan::Impl::Action;
   Profiler prof;
   const std::vector<std::vector<Node*>>& release = p.impl_->release;
   std::vector<Plan::Impl::Kept>& kept = p.impl_->kept;
+  const std::shared_ptr<const std::vector<KeptView>> views = kept_views(*p.impl_);
   size_t ran = 0;
   std::vector<const Node*> pooled;  // REDUCEs an epilogue computed (run_epilogue): their steps are done
   for (size_t i = 0; i < p.impl_->steps.size(); ++i) {
@@ -810,9 +861,27 @@ void execute(const Plan& p) {
     // Not a structured binding: clang before 16 cannot capture one in the lambdas below.
     Node* const n = step.first;
     if (step.second == Action::Skip) continue;
+    Plan::Impl::Kept* k = kept.empty() ? nullptr : &kept[i];
+    if (step.second == Action::Ref && op_info(n->op).kind == OpKind::Movement) {
+      // A view of its source: no kernel to interrupt and no buffer to allocate, so no poll (a
+      // clock read once Python has installed its check) and no scope: a 64^2 product's call
+      // has six such steps and one kernel.
+      const KeptView* v = views ? &(*views)[i] : nullptr;
+      if (v && v->set && n->src[0]->view == v->src_view) {
+        n->buffer = n->src[0]->buffer;  // as ref::execute's movement step
+        n->view = v->view;
+        g_kept_views.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        run_ref(*n, k);
+      }
+      n->realized = true;
+      if (ran < release.size())
+        for (Node* r : release[ran]) r->buffer.reset();
+      ++ran;
+      continue;
+    }
     poll_interrupt();  // Ctrl-C from Python lands between kernels (and between tasks in them)
     ExecScope scope(n);
-    Plan::Impl::Kept* k = kept.empty() ? nullptr : &kept[i];
     switch (step.second) {
       case Action::Skip: continue;
       case Action::Reduction:
@@ -850,10 +919,12 @@ void execute(const Plan& p) {
       for (Node* r : release[ran]) r->buffer.reset();
     ++ran;
   }
+  if (p.impl_->source && kept.empty() && !views) keep_views(*p.impl_);
 }
 
 void run(const std::vector<Node*>& order) { execute(plan(order)); }
 
 int64_t plan_kept_reuses() { return g_kept_reuses.load(std::memory_order_relaxed); }
+int64_t plan_kept_views() { return g_kept_views.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu
