@@ -45,10 +45,8 @@ void check_pooled(const std::string& what, const std::function<Tensor()>& build)
 }
 
 void check_not_pooled(const std::string& what, const std::function<Tensor()>& build) {
-  const int64_t epi = cpu::matmul_epilogue_runs(), before = cpu::epilogue_pools();
-  check(what, build);
-  EXPECT_GT(cpu::matmul_epilogue_runs(), epi) << what << ": no epilogue ran";
-  EXPECT_EQ(cpu::epilogue_pools(), before) << what << ": folded the pool in the epilogue";
+  check_epilogue_without(what, build, [] { return cpu::matmul_epilogue_runs(); }, [] { return cpu::epilogue_pools(); },
+                         "folded the pool in the epilogue");
 }
 
 TEST(CpuEpiloguePool, ConvBiasReluMaxPoolBitExact) {

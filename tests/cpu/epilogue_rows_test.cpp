@@ -35,10 +35,8 @@ void check_rows(const std::string& what, const std::function<Tensor()>& build) {
 }
 
 void check_not_rows(const std::string& what, const std::function<Tensor()>& build) {
-  const int64_t epi = cpu::matmul_epilogue_runs(), before = cpu::row_epilogue_tasks();
-  check(what, build);
-  EXPECT_GT(cpu::matmul_epilogue_runs(), epi) << what << ": no epilogue ran";
-  EXPECT_EQ(cpu::row_epilogue_tasks(), before) << what << ": took the row epilogue";
+  check_epilogue_without(what, build, [] { return cpu::matmul_epilogue_runs(); }, [] { return cpu::row_epilogue_tasks(); },
+                         "took the row epilogue");
 }
 
 TEST(CpuEpilogueRows, ConvBiasResidualReluBitExact) {

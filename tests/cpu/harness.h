@@ -101,6 +101,17 @@ inline void check_path(const std::string& what, const std::function<Tensor()>& b
   EXPECT_GE(runs() - before, g_runs - compared) << what << ": a run did not " << path;
 }
 
+// check(), and that the matmul's epilogue ran (`epilogue_runs`, cpu::matmul_epilogue_runs) but
+// never took a given path of it (`runs`): cases a specialised epilogue must leave to the plain one.
+inline void check_epilogue_without(const std::string& what, const std::function<Tensor()>& build,
+                                   const std::function<int64_t()>& epilogue_runs,
+                                   const std::function<int64_t()>& runs, const char* path) {
+  const int64_t epi = epilogue_runs(), before = runs();
+  check(what, build);
+  EXPECT_GT(epilogue_runs(), epi) << what << ": no epilogue ran";
+  EXPECT_EQ(runs(), before) << what << ": " << path;
+}
+
 // check(), and that each run on one of `targets` (a path only they have, such as x86's register
 // transposes on "avx2" and "avx512") took a given path: `runs` reads its counter, each run
 // checked alone. Returns how many runs were so checked (0 on a machine with none of them).
