@@ -25,16 +25,25 @@ Tensor tensor_of(const py::handle& x) {
                        std::string(py::str(py::type::of(x).attr("__name__"))));
 }
 
+// The run itself without the GIL: a replayed run (maroon/onnx.h) computes every kernel inside
+// run(), as realize() does, and other Python threads go on meanwhile (realize's binding too).
+template <class In>
+std::vector<Tensor> run_released(const onnx::Model& m, const In& in) {
+  py::gil_scoped_release release;
+  return m.run(in);
+}
+
 std::vector<Tensor> run(const onnx::Model& m, const py::object& inputs) {
   if (py::isinstance<py::dict>(inputs)) {
     std::map<std::string, Tensor> named;
     for (auto [k, v] : inputs.cast<py::dict>()) named.insert_or_assign(k.cast<std::string>(), tensor_of(v));
-    return m.run(named);
+    return run_released(m, named);
   }
-  if (py::isinstance<py::array>(inputs) || py::isinstance<Tensor>(inputs)) return m.run({tensor_of(inputs)});
   std::vector<Tensor> list;
-  for (const py::handle& v : inputs) list.push_back(tensor_of(v));
-  return m.run(list);
+  if (py::isinstance<py::array>(inputs) || py::isinstance<Tensor>(inputs)) list.push_back(tensor_of(inputs));
+  else
+    for (const py::handle& v : inputs) list.push_back(tensor_of(v));
+  return run_released(m, list);
 }
 
 py::list infos(const std::vector<onnx::ValueInfo>& vs) {

@@ -71,3 +71,28 @@ def test_repeated_runs_replay_with_the_same_bits(tmp_path):
         assert m.run([x])[0].numpy().tobytes() == plain.run([x])[0].numpy().tobytes()
     assert m.run_stats() == {"plain": 1, "captures": 1, "replays": 3, "refused": 0}
     assert plain.run_stats()["replays"] == 0
+
+
+def test_threads_running_one_model_keep_the_plain_bits(tmp_path):
+    """run() computes a replay without the GIL: two Python threads on one model at once, each
+    output the bits of a plain run of its input."""
+    if not maroon._maroon.__dict__.get("onnx_load"):
+        pytest.skip("no ONNX import in this build")
+    import threading
+    m = maroon.onnx.load(model_file(tmp_path))
+    plain = maroon.onnx.load(model_file(tmp_path))
+    plain.replay = False
+    xs = [np.random.default_rng(s).standard_normal((64, 3)).astype(np.float32) for s in range(16)]
+    want = [plain.run([x])[0].numpy().tobytes() for x in xs]
+    got = [None] * len(xs)
+
+    def work(k):
+        for i in range(k, len(xs), 2):
+            got[i] = m.run([xs[i]])[0].numpy().tobytes()
+    threads = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == want
+    assert m.run_stats()["replays"] > 0
