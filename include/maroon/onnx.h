@@ -81,8 +81,6 @@ class Model {
   RunStats run_stats() const;
 
  private:
-  std::vector<Tensor> run_checked(const std::map<std::string, Tensor>& env, const std::vector<Tensor>& ordered,
-                                  bool replayable) const;
   std::shared_ptr<const Graph> g_;
   std::shared_ptr<Replays> replays_;
 };

@@ -233,37 +233,32 @@ std::vector<Tensor> OpCtx::run_subgraph(const Graph& g, const std::vector<Tensor
 }
 
 std::vector<Tensor> Model::run(const std::map<std::string, Tensor>& inputs) const {
-  std::map<std::string, Tensor> env = g_->initializers;
   std::map<std::string, int64_t> dims;
   std::set<std::string> known;
-  std::vector<Tensor> ordered;
+  std::vector<Tensor> ordered;  // the graph inputs, in the graph's order
   for (const ValueInfo& v : g_->inputs) {
     auto it = inputs.find(v.name);
     if (it == inputs.end()) throw OnnxError(g_->source + ": input '" + v.name + "' is missing");
     check_value(g_->source + ": input '" + v.name + "'", v, it->second, dims);
-    env.insert_or_assign(v.name, it->second);
     known.insert(v.name);
     ordered.push_back(it->second);
   }
-  bool overrides = false;
+  std::vector<std::pair<std::string, Tensor>> overrides;  // initializers listed as inputs (IR < 4)
   for (const auto& [name, t] : inputs)
     if (!known.count(name) && !g_->initializers.count(name))
       throw OnnxError(g_->source + ": the model has no input named '" + name + "'");
     else if (!known.count(name))
-      env.insert_or_assign(name, t), overrides = true;  // overrides an initializer listed as an input (IR < 4)
-  return run_checked(env, ordered, !overrides);
-}
-
-// Runs the graph on checked inputs: plainly, or through the replays when the inputs are the
-// graph inputs alone (an overridden initializer is not an input a capture would rebind).
-std::vector<Tensor> Model::run_checked(const std::map<std::string, Tensor>& env, const std::vector<Tensor>& ordered,
-                                       bool replayable) const {
+      overrides.emplace_back(name, t);
+  // The values by name, built only when the graph is (a replay needs none of them).
   auto plain = [&] {
     Scope scope;
-    scope.values = env;
+    scope.values = g_->initializers;
+    for (size_t i = 0; i < ordered.size(); ++i) scope.values.insert_or_assign(g_->inputs[i].name, ordered[i]);
+    for (const auto& [name, t] : overrides) scope.values.insert_or_assign(name, t);
     return run_graph(*g_, scope);
   };
-  if (!replayable) return plain();
+  // An overridden initializer is not an input a capture would rebind: such runs stay plain.
+  if (!overrides.empty()) return plain();
   return replays_->run(ordered, plain);
 }
 
