@@ -30,7 +30,9 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "maroon/tensor.h"
@@ -91,6 +93,10 @@ class TinyJit {
   int64_t calls_ = 0;
   std::unique_ptr<JitCapture> jit_;
 };
+
+// Realizes `inputs` and returns the first pair (j < i) on one buffer (the same tensor twice, or
+// two views of one), which capture() refuses: its graph would read them as one leaf.
+std::optional<std::pair<size_t, size_t>> inputs_sharing_a_buffer(const std::vector<Tensor>& inputs);
 
 // Whether a capture is recording on this thread (so code that cannot be replayed can refuse).
 bool jit_capturing();

@@ -530,16 +530,13 @@ std::vector<Tensor> JitCapture::capture(const std::vector<Tensor>& inputs,
   if (impl_->done) throw Error("[TinyJit] this capture already holds a step");
   check_can_run("capture");
   impl_->backend = backend();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
-    maroon::realize(t.node());
-    // Two inputs on one buffer would be one leaf of the captured graph (or one an alias of the
-    // other): a replay given two tensors would read the first's values for both (tinygrad
-    // refuses "duplicate inputs to JIT" too).
-    for (size_t j = 0; j < i; ++j)
-      if (t.node()->buffer && t.node()->buffer == inputs[j].node()->buffer)
-        throw Error("[TinyJit] inputs " + std::to_string(j) + " and " + std::to_string(i) +
-                    " share one buffer in the capturing call: a replay would read them as one (pass a copy)");
+  // Two inputs on one buffer would be one leaf of the captured graph (or one an alias of the
+  // other): a replay given two tensors would read the first's values for both (tinygrad refuses
+  // "duplicate inputs to JIT" too).
+  if (auto pair = inputs_sharing_a_buffer(inputs))
+    throw Error("[TinyJit] inputs " + std::to_string(pair->first) + " and " + std::to_string(pair->second) +
+                " share one buffer in the capturing call: a replay would read them as one (pass a copy)");
+  for (const Tensor& t : inputs) {
     impl_->inputs.push_back(t.node());
     if (t.node()->buffer) impl_->from_inputs.insert(t.node()->buffer.get());
   }
@@ -577,6 +574,14 @@ std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
   std::vector<Tensor> out = impl_->leave_states_and_outputs();
   impl_->release_between_calls();
   return out;
+}
+
+std::optional<std::pair<size_t, size_t>> inputs_sharing_a_buffer(const std::vector<Tensor>& inputs) {
+  for (const Tensor& t : inputs) maroon::realize(t.node());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (inputs[i].node()->buffer && inputs[i].node()->buffer == inputs[j].node()->buffer) return std::pair{j, i};
+  return std::nullopt;
 }
 
 bool jit_capturing() { return g_capturing != nullptr; }

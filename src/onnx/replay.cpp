@@ -17,15 +17,6 @@ std::string signature(const std::vector<Tensor>& inputs) {
   return k;
 }
 
-// Two inputs on one buffer (one tensor passed twice): a capture refuses them (a replay would read
-// them as one), so this call runs plainly and a later one with distinct inputs captures.
-bool shares_a_buffer(const std::vector<Tensor>& inputs) {
-  for (size_t i = 0; i < inputs.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (inputs[i].shares_buffer_with(inputs[j])) return true;
-  return false;
-}
-
 }  // namespace
 
 std::vector<Tensor> Replays::run(const std::vector<Tensor>& inputs, const RunFn& plain) {
@@ -46,7 +37,9 @@ std::vector<Tensor> Replays::run(const std::vector<Tensor>& inputs, const RunFn&
     ++stats_.replays;
     return e.jit->replay(inputs);
   }
-  if (e.refused || e.runs == 0 || shares_a_buffer(inputs)) {
+  // Inputs on one buffer (a tensor passed twice) would make capture() refuse: this call runs
+  // plainly and does not count, so a later one with distinct inputs captures.
+  if (e.refused || e.runs == 0 || inputs_sharing_a_buffer(inputs)) {
     std::vector<Tensor> out = plain();
     ++e.runs;
     ++stats_.plain;
