@@ -7,6 +7,9 @@
 # CPU time (on a machine shared with other work the CPU time is the fairer figure: a long run is
 # preempted more often than a short one), whether Maroon's outputs are
 # the same bits on 1 and 2 threads, and the largest relative difference from ONNX Runtime's.
+# Each round also runs Maroon with fused products (`fused`: MatMul, Gemm and Conv as REDUCE_MULACC,
+# docs/spec.md §14, the other defined bits, which ONNX Runtime's FMA kernels approximate): its
+# ratio and its own 1 = 2 threads check are the table's last columns.
 # Maroon runs in C++ (build/bench/onnx/maroon-bench-onnx), ONNX Runtime in Node.js
 # (tools/onnx/ort_run.js); both time only the run, after one warm-up. Needs tools/build.sh;
 # MAROON_ONNX_BENCH names another maroon-bench-onnx (a baseline build, or a copy kept apart from
@@ -30,10 +33,11 @@ for round in $(seq "$rounds"); do
   for m in "${models[@]}"; do
     for t in 1 2; do
       a=$("$bench" "$out/$m.onnx" "$out/$m.npy" "$t" "$reps" "$out/${m}_maroon_$t.bin" | ms)
+      f=$("$bench" "$out/$m.onnx" "$out/$m.npy" "$t" "$reps" "$out/${m}_fused_$t.bin" fused | ms)
       b=$(NODE_PATH="$ort/node_modules" node tools/onnx/ort_run.js "$out/$m.onnx" "$out/$m.npy" "$t" "$reps" \
           "$out/${m}_ort_$t.bin" | ms)
-      echo "$m $t $a $b" >>"$out/times.txt"
-      echo "round $round, $m, $t thread(s): maroon $a ms (wall, cpu), onnxruntime $b ms"
+      echo "$m $t $a $b $f" >>"$out/times.txt"
+      echo "round $round, $m, $t thread(s): maroon $a ms (wall, cpu), fused $f, onnxruntime $b ms"
     done
   done
 done
@@ -45,17 +49,18 @@ out, models = sys.argv[1], sys.argv[2:]
 rows = [line.split() for line in open(f"{out}/times.txt")]
 rd = lambda p: np.fromfile(f"{out}/{p}.bin", dtype=np.float32)
 print("| model | threads | Maroon ms | ONNX Runtime ms | throughput ratio | Maroon CPU ms | ONNX Runtime CPU ms "
-      "| CPU-time ratio | Maroon bits 1 = 2 threads | max rel. diff |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+      "| CPU-time ratio | Maroon bits 1 = 2 threads | max rel. diff | fused ms | fused ratio | fused bits 1 = 2 |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for m in models:
     same = rd(f"{m}_maroon_1").tobytes() == rd(f"{m}_maroon_2").tobytes()
+    fsame = rd(f"{m}_fused_1").tobytes() == rd(f"{m}_fused_2").tobytes()
     a, b = rd(f"{m}_maroon_1"), rd(f"{m}_ort_1")
     rel = np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30))
     for t in ("1", "2"):
         med = lambda i: float(np.median([float(r[i]) for r in rows if r[0] == m and r[1] == t]))
-        ma, mc, ob, oc = med(2), med(3), med(4), med(5)
+        ma, mc, ob, oc, fa = med(2), med(3), med(4), med(5), med(6)
         print(f"| {m} | {t} | {ma:.2f} | {ob:.2f} | {ob / ma:.3f} | {mc:.2f} | {oc:.2f} | {oc / mc:.3f} "
-              f"| {'yes' if same else 'NO'} | {rel:.2g} |")
+              f"| {'yes' if same else 'NO'} | {rel:.2g} | {fa:.2f} | {ob / fa:.3f} | {'yes' if fsame else 'NO'} |")
 PY
 # The host's bound for product-bound models: Maroon's products round each multiply and each add
 # (no FMA, docs/spec.md), ONNX Runtime's fuse them; where both issue to the same ports the

@@ -5,9 +5,11 @@
 // ms per run (all threads; on a shared machine the fairer measure of one thread's work),
 // "digest": inference digest}.
 // The C++ twin of tools/onnx/maroon_run.py, so the benchmark measures the engine, not Python.
-// Runs after the second replay the captured kernels (maroon/onnx.h); a 6th argument `plain`
-// turns replays off (Model::set_replay(false)), to time the graph building they save.
-// usage: maroon-bench-onnx MODEL X.npy THREADS|ref REPS OUT [plain]
+// Runs after the second replay the captured kernels (maroon/onnx.h). Options after OUT: `plain`
+// turns replays off (Model::set_replay(false)), to time the graph building they save; `fused`
+// runs the model's matmuls and convolutions fused (FusedScope: REDUCE_MULACC, docs/spec.md §14,
+// other bits than the default's, as defined).
+// usage: maroon-bench-onnx MODEL X.npy THREADS|ref REPS OUT [plain] [fused]
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -22,17 +24,25 @@
 #include "maroon/onnx.h"
 
 int main(int argc, char** argv) try {
-  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "plain")) {
-    std::fprintf(stderr, "usage: %s MODEL X.npy THREADS|ref REPS OUT [plain]\n", argv[0]);
+  bool plain = false, fused = false, usage = argc < 6;
+  for (int i = 6; i < argc; ++i) {
+    const std::string o = argv[i];
+    plain |= o == "plain";
+    fused |= o == "fused";
+    usage |= o != "plain" && o != "fused";
+  }
+  if (usage) {
+    std::fprintf(stderr, "usage: %s MODEL X.npy THREADS|ref REPS OUT [plain] [fused]\n", argv[0]);
     return 2;
   }
+  const maroon::FusedScope fused_scope(fused);
   const std::string threads = argv[3];
   const int reps = std::stoi(argv[4]);
   if (reps < 1) throw maroon::Error("REPS must be at least 1");
   if (threads == "ref") maroon::set_backend(maroon::Backend::Ref);
   else maroon::set_num_threads(std::stoi(threads));
   maroon::onnx::Model model = maroon::onnx::load(argv[1]);
-  model.set_replay(argc != 7);
+  model.set_replay(!plain);
   const maroon::Tensor x = maroon::data::load_npy(argv[2]).tensor();
   auto run = [&] {
     std::vector<maroon::Tensor> ys = model.run(std::vector<maroon::Tensor>{x});

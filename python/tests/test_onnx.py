@@ -96,3 +96,26 @@ def test_threads_running_one_model_keep_the_plain_bits(tmp_path):
         t.join()
     assert got == want
     assert m.run_stats()["replays"] > 0
+
+
+def test_fused_products_follow_set_fused(tmp_path):
+    """maroon.set_fused(True) runs the model's MatMul as REDUCE_MULACC: the bits of the fused
+    Tensor API call, on 1 and 2 threads, replayed too; off again, the default bits."""
+    if not maroon._maroon.__dict__.get("onnx_load"):
+        pytest.skip("no ONNX import in this build")
+    m = maroon.onnx.load(model_file(tmp_path))
+    x = np.random.default_rng(7).standard_normal((300, 3)).astype(np.float32) / 3
+    want = Tensor(x).relu().matmul(Tensor(W), fused=True).softmax(-1).numpy().tobytes()
+    plain = m.run([x])[0].numpy().tobytes()
+    assert want != plain
+    threads = maroon.num_threads()
+    try:
+        maroon.set_fused(True)
+        for n in (1, 2):
+            maroon.set_num_threads(n)
+            assert [m.run([x])[0].numpy().tobytes() for _ in range(3)] == [want] * 3
+    finally:
+        maroon.set_fused(False)
+        maroon.set_num_threads(threads)
+    assert m.run([x])[0].numpy().tobytes() == plain
+    assert m.run_stats()["replays"] > 0

@@ -4,7 +4,9 @@
 // inputs, outputs and opset. Built only where ONNX import is (src/cli/CMakeLists.txt).
 // `--repeat N` runs the model N times on the same inputs (runs after the second replay its
 // kernels, maroon/onnx.h), checks that every run gives the first's digest and reports the median
-// time a run, as onnxruntime_perf_test does for ONNX Runtime.
+// time a run, as onnxruntime_perf_test does for ONNX Runtime. `--fused` runs the model's
+// products (MatMul, Gemm, Conv) as REDUCE_MULACC (docs/spec.md §14): other, equally defined bits,
+// at FMA speed; the JSON result says which (`"products": "fused"|"unfused"`).
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -22,6 +24,7 @@ struct OnnxOptions {
   std::string model;
   std::vector<std::string> inputs;  // FILE or NAME=FILE
   int64_t repeat = 1;
+  bool fused = false;
   DataOptions data;
 };
 
@@ -77,6 +80,7 @@ std::vector<Tensor> run_repeated(const onnx::Model& m, const std::map<std::strin
 
 int onnx_run(const OnnxOptions& o, const Context& ctx) {
   apply_threads(o.data);
+  const FusedScope fused(o.fused);  // this thread's products, for every run below
   onnx::Model m = onnx::load(o.model);
   ctx.log("running '%s' (opset %lld, %zu nodes)", o.model.c_str(), static_cast<long long>(m.opset()), m.node_count());
   std::map<std::string, Tensor> in = bind_inputs(m, o.inputs);
@@ -91,7 +95,10 @@ int onnx_run(const OnnxOptions& o, const Context& ctx) {
     text += "output " + m.outputs()[i].name + "  " + std::string(dtype_name(out[i].dtype())) + " " +
             shape_str(out[i].shape()) + "\n";
   }
-  nlohmann::ordered_json j{{"model", o.model}, {"opset", m.opset()}, {"inference_digest", digest}, {"outputs", outs}};
+  nlohmann::ordered_json j{{"model", o.model},     {"opset", m.opset()},
+                           {"products", o.fused ? "fused" : "unfused"}, {"inference_digest", digest},
+                           {"outputs", outs}};
+  if (o.fused) text += "products fused (REDUCE_MULACC, docs/spec.md §14)\n";
   if (o.repeat > 1) {
     onnx::RunStats st = m.run_stats();
     j["runs"] = o.repeat, j["replays"] = st.replays, j["median_ms"] = ms;
@@ -144,6 +151,9 @@ Runner declare_onnx(CLI::App& app) {
                   "prints the median time a run")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
       ->type_name("N");
+  run->add_flag("--fused", o->fused,
+                "run MatMul, Gemm and Conv as fused multiply-adds (REDUCE_MULACC, docs/spec.md §14): other bits, "
+                "the same on every machine");
   add_threads_option(*run, o->data);
   CLI::App* info = app.add_subcommand("info", "list a model's inputs, outputs and opset");
   info->add_option("MODEL", o->model, "the model (.onnx)")->required();

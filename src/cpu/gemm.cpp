@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "cpu/gemm.h"
@@ -24,6 +25,7 @@ std::atomic<int64_t>& span_a_panel_count();
 std::atomic<int64_t>& span_b_panel_count();
 std::atomic<int64_t>& column_run_task_count();
 std::atomic<int64_t>& edge_task_count(GemmEdge kind);  // shared by every target's kernel (defined below)
+std::atomic<int64_t>& fused_tile_task_count();
 }  // namespace maroon::cpu
 
 HWY_BEFORE_NAMESPACE();
@@ -69,7 +71,7 @@ struct BSource {
   const auto b##j = kDirect ? hn::LoadU(d, bb##j + kb[k]) : hn::LoadU(d, bp + (k * kNV + (j)) * L);
 #define MAROON_LOADC(r, j) auto c##r##j = first ? hn::Zero(d) : hn::LoadU(d, c[r] + (j) * L);
 #define MAROON_LOAD(r) MAROON_COLS(MAROON_LOADC, r)
-#define MAROON_STEPC(r, j) c##r##j = hn::Add(c##r##j, MulBroadcast(d, a + (r), b##j));
+#define MAROON_STEPC(r, j) c##r##j = ProductStep<kFma>(d, a + (r), b##j, c##r##j);
 #define MAROON_STEP(r) MAROON_COLS(MAROON_STEPC, r)
 #define MAROON_CANONC(r, j) c##r##j = hn::IfThenElse(hn::IsNaN(c##r##j), nan, c##r##j);
 #define MAROON_CANON(r) MAROON_COLS(MAROON_CANONC, r)
@@ -79,7 +81,7 @@ struct BSource {
 #undef MAROON_COLS
 #undef MAROON_BCOLS
 
-template <class T, bool kDirect>
+template <class T, bool kDirect, bool kFma>
 HWY_NOINLINE void Micro4x2(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                            bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3)
@@ -92,7 +94,7 @@ HWY_NOINLINE void Micro4x2(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
 #undef MAROON_BCOLS
 }
 
-template <class T, bool kDirect>
+template <class T, bool kDirect, bool kFma>
 HWY_NOINLINE void Micro12x2(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                             bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
@@ -105,7 +107,7 @@ HWY_NOINLINE void Micro12x2(const T* HWY_RESTRICT ap, const BSource<T>& bs, int 
 #undef MAROON_BCOLS
 }
 
-template <class T, bool kDirect>
+template <class T, bool kDirect, bool kFma>
 HWY_NOINLINE void Micro6x4(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                             bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
@@ -119,7 +121,7 @@ HWY_NOINLINE void Micro6x4(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
 }
 
 // 8 rows: conv2d's 16, 32 and 64 output channels fill whole tiles (6 rows computed 18, 36, 66).
-template <class T, bool kDirect>
+template <class T, bool kDirect, bool kFma>
 HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                             bool last) {
 #define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
@@ -152,7 +154,7 @@ HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
     b##j = kDirect ? hn::LoadU(d, bb##j + kb[k]) : hn::LoadU(d, bp + (k * kNV + (j)) * L);                \
     KeepInRegister(b##j);                                                                                  \
   }
-#define MAROON_ESTEP(r, j) MAROON_EON(r, j) c##r##j = hn::Add(c##r##j, MulBroadcast(d, a + (r), b##j));
+#define MAROON_ESTEP(r, j) MAROON_EON(r, j) c##r##j = ProductStep<kFma>(d, a + (r), b##j, c##r##j);
 #define MAROON_ECANON(r, j) MAROON_EON(r, j) c##r##j = hn::IfThenElse(hn::IsNaN(c##r##j), nan, c##r##j);
 #define MAROON_ESTORE(r, j) MAROON_EON(r, j) hn::StoreU(c##r##j, d, c[r] + (j) * L);
 #define MAROON_EROW(r) MAROON_ECOLS(MAROON_EDO, r)
@@ -175,7 +177,7 @@ HWY_INLINE void KeepInRegister(V& v) {
 #endif
 }
 
-template <class T, bool kDirect, int R, int V, int MR, size_t kNV>
+template <class T, bool kDirect, bool kFma, int R, int V, int MR, size_t kNV>
 HWY_NOINLINE void MicroEdge(const T* HWY_RESTRICT ap, const BSource<T>& bs, int kc, T* const* c, bool first,
                             bool last) {
   static_assert(R <= MR && V <= static_cast<int>(kNV) && R <= 12 && V <= 4);
@@ -745,52 +747,65 @@ void PackAny(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) {
 // a corner as whichever of the two computes fewer vectors. A panel read in place exists whole in B
 // (gemm_direct_panel), so its last columns are computed as whole vectors: column edges have no
 // direct variant.
-template <class T, int MR, int NV, int V>
+template <class T, bool F, int MR, int NV, int V>
 TileKernel<T> Narrow(int64_t vecs) {  // MR rows by vecs (<= V < NV) vectors
   if constexpr (V > 1)
-    if (vecs < V) return Narrow<T, MR, NV, V - 1>(vecs);
-  return {MicroEdge<T, false, MR, V, MR, NV>, MR, V};
+    if (vecs < V) return Narrow<T, F, MR, NV, V - 1>(vecs);
+  return {MicroEdge<T, false, F, MR, V, MR, NV>, MR, V};
 }
-template <class T, int MR, int NV, int R0, int R1>
+template <class T, bool F, int MR, int NV, int R0, int R1>
 TileKernel<T> EdgeOf(int64_t rows, int64_t vecs, bool direct) {
   const int r = rows <= R0 ? R0 : rows <= R1 ? R1 : MR;
-  if (vecs < NV && !direct && MR * vecs <= r * NV) return Narrow<T, MR, NV, NV - 1>(vecs);
-  if (r == R0) return {direct ? MicroEdge<T, true, R0, NV, MR, NV> : MicroEdge<T, false, R0, NV, MR, NV>, R0, NV};
-  if (r == R1) return {direct ? MicroEdge<T, true, R1, NV, MR, NV> : MicroEdge<T, false, R1, NV, MR, NV>, R1, NV};
+  if (vecs < NV && !direct && MR * vecs <= r * NV) return Narrow<T, F, MR, NV, NV - 1>(vecs);
+  if (r == R0) return {direct ? MicroEdge<T, true, F, R0, NV, MR, NV> : MicroEdge<T, false, F, R0, NV, MR, NV>, R0, NV};
+  if (r == R1) return {direct ? MicroEdge<T, true, F, R1, NV, MR, NV> : MicroEdge<T, false, F, R1, NV, MR, NV>, R1, NV};
   return {nullptr, 0, 0};  // the whole tile: Block's own kernel
 }
 
-template <class T>
+template <class T, bool F>
 TileKernel<T> Edge6x4(int64_t rows, int64_t vecs, bool direct) {
-  const TileKernel<T> e = EdgeOf<T, 6, 4, 2, 4>(rows, vecs, direct);
-  return e.fn ? e : TileKernel<T>{direct ? Micro6x4<T, true> : Micro6x4<T, false>, 6, 4};
+  const TileKernel<T> e = EdgeOf<T, F, 6, 4, 2, 4>(rows, vecs, direct);
+  return e.fn ? e : TileKernel<T>{direct ? Micro6x4<T, true, F> : Micro6x4<T, false, F>, 6, 4};
 }
-template <class T>
+template <class T, bool F>
 TileKernel<T> Edge12x2(int64_t rows, int64_t vecs, bool direct) {
-  const TileKernel<T> e = EdgeOf<T, 12, 2, 4, 8>(rows, vecs, direct);
-  return e.fn ? e : TileKernel<T>{direct ? Micro12x2<T, true> : Micro12x2<T, false>, 12, 2};
+  const TileKernel<T> e = EdgeOf<T, F, 12, 2, 4, 8>(rows, vecs, direct);
+  return e.fn ? e : TileKernel<T>{direct ? Micro12x2<T, true, F> : Micro12x2<T, false, F>, 12, 2};
 }
-template <class T>
+template <class T, bool F>
 TileKernel<T> Edge4x2(int64_t rows, int64_t vecs, bool direct) {
-  const TileKernel<T> e = EdgeOf<T, 4, 2, 2, 2>(rows, vecs, direct);
-  return e.fn ? e : TileKernel<T>{direct ? Micro4x2<T, true> : Micro4x2<T, false>, 4, 2};
+  const TileKernel<T> e = EdgeOf<T, F, 4, 2, 2, 2>(rows, vecs, direct);
+  return e.fn ? e : TileKernel<T>{direct ? Micro4x2<T, true, F> : Micro4x2<T, false, F>, 4, 2};
 }
 
-template <class T>
+// F: the tiles' step is an FMA (REDUCE_MULACC) rather than a multiply then an add: the only
+// difference between the two products' kernels (packing, blocking, edges, epilogues are shared).
+template <class T, bool F>
 void BlockAny(const GemmArgs& g, const void* bp, int64_t t) {
   const T* p = static_cast<const T*>(bp);
   switch (TileFor<T>(g.M, g.N)) {
-    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T, false>, Micro6x4<T, true>, Edge6x4<T>>(g, p, t);
-    case Tile::k8x3: return Block<T, 8, 3, Micro8x3<T, false>, Micro8x3<T, true>>(g, p, t);
-    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T, false>, Micro12x2<T, true>, Edge12x2<T>>(g, p, t);
-    case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T, false>, Micro4x2<T, true>, Edge4x2<T>>(g, p, t);
+    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T, false, F>, Micro6x4<T, true, F>, Edge6x4<T, F>>(g, p, t);
+    case Tile::k8x3: return Block<T, 8, 3, Micro8x3<T, false, F>, Micro8x3<T, true, F>>(g, p, t);
+    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T, false, F>, Micro12x2<T, true, F>, Edge12x2<T, F>>(g, p, t);
+    case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T, false, F>, Micro4x2<T, true, F>, Edge4x2<T, F>>(g, p, t);
   }
 }
 
 void PackF32(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) { PackAny<float>(g, b, bp, p0, p1); }
 void PackF64(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) { PackAny<double>(g, b, bp, p0, p1); }
-void BlockF32(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<float>(g, bp, t); }
-void BlockF64(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<double>(g, bp, t); }
+void BlockF32(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<float, false>(g, bp, t); }
+void BlockF64(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<double, false>(g, bp, t); }
+// The fused tiles exist only where the target has an FMA instruction; the planner asks
+// gemm_fma_tiles() first, so the others are never called.
+#if HWY_NATIVE_FMA
+void BlockF32Fma(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<float, true>(g, bp, t); }
+void BlockF64Fma(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<double, true>(g, bp, t); }
+bool FmaTiles() { return true; }
+#else
+void BlockF32Fma(const GemmArgs&, const void*, int64_t) { throw std::logic_error("fused tile on a target without FMA"); }
+void BlockF64Fma(const GemmArgs&, const void*, int64_t) { throw std::logic_error("fused tile on a target without FMA"); }
+bool FmaTiles() { return false; }
+#endif
 void SizesF32(int64_t M, int64_t N, int64_t* mr, int64_t* nr) { PanelSizes<float>(M, N, mr, nr); }
 void SizesF64(int64_t M, int64_t N, int64_t* mr, int64_t* nr) { PanelSizes<double>(M, N, mr, nr); }
 
@@ -803,6 +818,11 @@ HWY_EXPORT(PackF32);
 HWY_EXPORT(PackF64);
 HWY_EXPORT(BlockF32);
 HWY_EXPORT(BlockF64);
+HWY_EXPORT(BlockF32Fma);
+HWY_EXPORT(BlockF64Fma);
+HWY_EXPORT(FmaTiles);
+
+bool gemm_fma_tiles() { return HWY_DYNAMIC_DISPATCH(FmaTiles)(); }
 HWY_EXPORT(SizesF32);
 HWY_EXPORT(SizesF64);
 
@@ -840,8 +860,20 @@ std::atomic<int64_t>& edge_task_count(GemmEdge kind) {
 }
 int64_t gemm_edge_tasks(GemmEdge kind) { return edge_task_count(kind).load(std::memory_order_relaxed); }
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task) {
-  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32)(g, bp, task);
-  else HWY_DYNAMIC_DISPATCH(BlockF64)(g, bp, task);
+  if (g.fused) {
+    fused_tile_task_count().fetch_add(1, std::memory_order_relaxed);
+    if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(BlockF32Fma)(g, bp, task);
+    else HWY_DYNAMIC_DISPATCH(BlockF64Fma)(g, bp, task);
+  } else if (d == DType::Float32) {
+    HWY_DYNAMIC_DISPATCH(BlockF32)(g, bp, task);
+  } else {
+    HWY_DYNAMIC_DISPATCH(BlockF64)(g, bp, task);
+  }
 }
+std::atomic<int64_t>& fused_tile_task_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_fused_tile_tasks() { return fused_tile_task_count().load(std::memory_order_relaxed); }
 }  // namespace maroon::cpu
 #endif

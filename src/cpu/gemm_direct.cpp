@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <stdexcept>
 
 #include "cpu/gemm_direct.h"
 #include "cpu/gemm_micro-inl.h"
@@ -44,12 +45,12 @@ constexpr int kDirectMR = 4, kDirectNV = 2;
 #define MAROON_DZEROC(r, j) auto c##r##j = hn::Zero(d);
 #define MAROON_DZERO(r) MAROON_DCOLS(MAROON_DZEROC, r)
 #define MAROON_DSTEPC(r, j) \
-  if constexpr ((j) < NV) c##r##j = hn::Add(c##r##j, MulBroadcast(d, a##r + ka, b##j));
+  if constexpr ((j) < NV) c##r##j = ProductStep<kFma>(d, a##r + ka, b##j, c##r##j);
 #define MAROON_DSTEP(r) MAROON_DCOLS(MAROON_DSTEPC, r)
 #define MAROON_DSTOREC(r, j) \
   if constexpr ((j) < NV) hn::StoreU(hn::IfThenElse(hn::IsNaN(c##r##j), nan, c##r##j), d, c[r] + (j) * L);
 #define MAROON_DSTORE(r) MAROON_DCOLS(MAROON_DSTOREC, r)
-template <class T, int NV>
+template <class T, int NV, bool kFma>
 HWY_NOINLINE void DirectTile(const T* const* a, const int64_t* HWY_RESTRICT kA, const T* HWY_RESTRICT b,
                              const int64_t* HWY_RESTRICT kB, int64_t K, T* const* c) {
   const hn::ScalableTag<T> d;
@@ -77,13 +78,13 @@ HWY_NOINLINE void DirectTile(const T* const* a, const int64_t* HWY_RESTRICT kA, 
 #undef MAROON_DSTOREC
 #undef MAROON_DSTORE
 
-template <class T>
+template <class T, bool F>
 void RunTile(int64_t nv, const T* const* a, const GemmArgs& g, const T* b, T* const* c) {
   switch (nv) {
-    case 1: return DirectTile<T, 1>(a, g.kA, b, g.kB, g.K, c);
-    case 2: return DirectTile<T, 2>(a, g.kA, b, g.kB, g.K, c);
-    case 3: return DirectTile<T, 3>(a, g.kA, b, g.kB, g.K, c);
-    default: return DirectTile<T, 4>(a, g.kA, b, g.kB, g.K, c);
+    case 1: return DirectTile<T, 1, F>(a, g.kA, b, g.kB, g.K, c);
+    case 2: return DirectTile<T, 2, F>(a, g.kA, b, g.kB, g.K, c);
+    case 3: return DirectTile<T, 3, F>(a, g.kA, b, g.kB, g.K, c);
+    default: return DirectTile<T, 4, F>(a, g.kA, b, g.kB, g.K, c);
   }
 }
 
@@ -92,7 +93,7 @@ void RunTile(int64_t nv, const T* const* a, const GemmArgs& g, const T* b, T* co
 // and whose output columns are adjacent writes the output in place; the rest (the last rows,
 // scattered columns) go through a scratch tile. Rows past the box repeat its last row, and
 // their sums are dropped.
-template <class T>
+template <class T, bool F>
 void DirectTask(const GemmArgs& g, int64_t task) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d)), NR = kDirectNV * L;
@@ -115,7 +116,7 @@ void DirectTask(const GemmArgs& g, int64_t task) {
         rows[r] = A + g.rowA[row];
         out[r] = in_place ? C + g.rowC[row] + colC[0] : tile + r * NR;
       }
-      RunTile<T>(w / L, rows, g, B + g.colB[box.j0 + j], out);
+      RunTile<T, F>(w / L, rows, g, B + g.colB[box.j0 + j], out);
       if (in_place) continue;
       for (int64_t r = 0; r < live; ++r)
         for (int64_t jj = 0; jj < w; ++jj) C[g.rowC[box.i0 + i + r] + colC[jj]] = tile[r * NR + jj];
@@ -131,8 +132,16 @@ bool Fits(const GemmArgs& g) {
          g.N % L == 0 && adjacent(g.colB, g.N);
 }
 
-void TaskF32(const GemmArgs& g, int64_t t) { DirectTask<float>(g, t); }
-void TaskF64(const GemmArgs& g, int64_t t) { DirectTask<double>(g, t); }
+void TaskF32(const GemmArgs& g, int64_t t) { DirectTask<float, false>(g, t); }
+void TaskF64(const GemmArgs& g, int64_t t) { DirectTask<double, false>(g, t); }
+// The fused tiles (GemmArgs::fused) only where the target has an FMA instruction (gemm_fma_tiles).
+#if HWY_NATIVE_FMA
+void TaskF32Fma(const GemmArgs& g, int64_t t) { DirectTask<float, true>(g, t); }
+void TaskF64Fma(const GemmArgs& g, int64_t t) { DirectTask<double, true>(g, t); }
+#else
+void TaskF32Fma(const GemmArgs&, int64_t) { throw std::logic_error("fused tile on a target without FMA"); }
+void TaskF64Fma(const GemmArgs&, int64_t) { throw std::logic_error("fused tile on a target without FMA"); }
+#endif
 bool FitsF32(const GemmArgs& g) { return Fits<float>(g); }
 bool FitsF64(const GemmArgs& g) { return Fits<double>(g); }
 
@@ -141,8 +150,11 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace maroon::cpu {
+std::atomic<int64_t>& fused_tile_task_count();  // gemm.cpp
 HWY_EXPORT(TaskF32);
 HWY_EXPORT(TaskF64);
+HWY_EXPORT(TaskF32Fma);
+HWY_EXPORT(TaskF64Fma);
 HWY_EXPORT(FitsF32);
 HWY_EXPORT(FitsF64);
 
@@ -162,8 +174,15 @@ void run_direct_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const E
   const int64_t per_batch = g.tasks_m * g.tasks_n;
   parallel_for(NB * per_batch, [&](int64_t t) {
     if (rnd != Round::NearestEven) set_hw_round(rnd);
-    if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(TaskF32)(g, t);
-    else HWY_DYNAMIC_DISPATCH(TaskF64)(g, t);
+    if (g.fused) {
+      fused_tile_task_count().fetch_add(1, std::memory_order_relaxed);
+      if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(TaskF32Fma)(g, t);
+      else HWY_DYNAMIC_DISPATCH(TaskF64Fma)(g, t);
+    } else if (d == DType::Float32) {
+      HWY_DYNAMIC_DISPATCH(TaskF32)(g, t);
+    } else {
+      HWY_DYNAMIC_DISPATCH(TaskF64)(g, t);
+    }
     if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
     if (epi) epi->apply(g, t);  // the block is final and still in cache
   }, Round::NearestEven);

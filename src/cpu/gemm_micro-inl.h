@@ -35,6 +35,26 @@ HWY_INLINE V MulBroadcast(D d, const hn::TFromD<D>* a, V b) {
 #endif
 }
 
+// round(*a * b + c) in every lane, one rounding (REDUCE_MULACC's step, docs/spec.md §14): the
+// fused kernels' step. Only targets with an FMA instruction instantiate it (HWY_NATIVE_FMA):
+// elsewhere Highway's MulAdd is a multiply and an add, two roundings, so the planner sends fused
+// products to gemm_fused.h's exact software path.
+template <class D, class V>
+HWY_INLINE V MulAddBroadcast(D d, const hn::TFromD<D>* a, V b, V c) {
+#if !HWY_NATIVE_FMA
+  static_assert(sizeof(D) == 0, "no FMA instruction on this target: fused products are not run here");
+#endif
+  return hn::MulAdd(hn::Set(d, *a), b, c);
+}
+
+// One step of a tile's sum: c + round(*a * b) rounded (REDUCE ADD over MUL), or *a * b + c
+// rounded once (kFma: REDUCE_MULACC). The same k order and the same +0 start either way.
+template <bool kFma, class D, class V>
+HWY_INLINE V ProductStep(D d, const hn::TFromD<D>* a, V b, V c) {
+  if constexpr (kFma) return MulAddBroadcast(d, a, b, c);
+  else return hn::Add(c, MulBroadcast(d, a, b));
+}
+
 // Tiles: 4 x 2 vectors everywhere (fits 16 registers). Where there are 32 registers, 12 x 2
 // for narrow products and 6 x 4 for the rest: each broadcast of A then feeds four products,
 // measured 10-15 points closer to the machine's peak on AVX-512; 8 x 3 (the same 24

@@ -36,7 +36,35 @@ int64_t gemm_register_window_a_panels() { return g_register_window_a_panels.load
 std::atomic<int64_t> g_row_a_panels{0};  // counted by pack_a_panel (gemm_pack.h)
 int64_t gemm_row_a_panels() { return g_row_a_panels.load(); }
 
+namespace {
+// REDUCE_MULACC(x, y) over out.arg.ints: its sources are realized (the plan materializes a
+// non-elementwise op's sources) and broadcast to one shape, as gemm_fused.h's kernel reads them.
+// Planned as the unfused product's REDUCE over MUL would be, the same layout, tiles and
+// epilogues, with FMA steps. Small products, and targets without an FMA instruction, are left to
+// gemm_fused.h.
+bool plan_fused_node(Node& out, MatmulPlan* planp) {
+  if (out.dtype != DType::Float32 && out.dtype != DType::Float64) return false;
+  const Node& x = *out.src[0];
+  const Node& y = *out.src[1];
+  if (out.arg.ints.empty() || !x.realized || !y.realized || x.dtype != out.dtype || y.dtype != out.dtype) return false;
+  if (!gemm_fma_tiles()) return false;
+  Shape s(x.shape.size());
+  for (size_t d = 0; d < s.size(); ++d) s[d] = std::max(x.shape[d], y.shape[d]);
+  if (numel(s) < 4096) return false;
+  if (find_kept_matmul(out, x, y, planp)) return true;
+  const ShapeTracker xv = x.view.expand(s), yv = y.view.expand(s);
+  const Split sp = split_axes(s, out.arg.ints, moving_axes(xv), moving_axes(yv));
+  if (sp.M * sp.N * sp.K < 4096 || sp.M < 2 || sp.N < 2 || sp.K == 0) return false;
+  MatmulPlan& plan = *planp;
+  if (!plan_matmul(*x.buffer, xv, *y.buffer, yv, out.arg.ints, out.shape, &plan)) return false;
+  plan.fused = true;
+  keep_matmul(out, x, y, plan);
+  return true;
+}
+}  // namespace
+
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp) {
+  if (out.op == Op::REDUCE_MULACC) return chain.empty() && plan_fused_node(out, planp);
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;
   const Node& mul = chain.empty() ? *out.src[0] : *chain.back()->src[0];
   if (mul.realized || mul.op != Op::MUL) return false;

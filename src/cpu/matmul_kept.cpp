@@ -12,6 +12,7 @@ namespace {
 struct KeptMatmul {
   DType dtype, xdtype, ydtype;  // the REDUCE's, and the factors' buffers' (a dense copy's dtype)
   Round rnd;
+  bool fused;  // a REDUCE_MULACC (product_shape is then its first source's)
   Shape out_shape, product_shape;
   std::vector<int64_t> kaxes;
   ShapeTracker xv, yv;
@@ -19,7 +20,7 @@ struct KeptMatmul {
   std::shared_ptr<const MatmulLayout> layout;
 
   bool matches(const Node& out, const Node& x, const Node& y) const {
-    return dtype == out.dtype && rnd == out.rnd && xdtype == x.buffer->dtype && ydtype == y.buffer->dtype &&
+    return dtype == out.dtype && rnd == out.rnd && fused == (out.op == Op::REDUCE_MULACC) && xdtype == x.buffer->dtype && ydtype == y.buffer->dtype &&
            out_shape == out.shape && kaxes == out.arg.ints && product_shape == out.src[0]->shape &&
            xv == x.view && yv == y.view;
   }
@@ -54,6 +55,7 @@ bool find_kept_matmul(const Node& out, const Node& x, const Node& y, MatmulPlan*
     plan->y = Operand{y.buffer->bytes(), {}, 0, nullptr};
     plan->split = e.split;
     plan->layout = e.layout;
+    plan->fused = e.fused;
     const MatmulLayout& l = *e.layout;
     plan->kA = l.kA;
     plan->kB = l.kB;
@@ -77,7 +79,7 @@ void keep_matmul(const Node& out, const Node& x, const Node& y, const MatmulPlan
   const size_t offsets = l.kA.size() + l.kB.size() + l.rowA.size() + l.colB.size() + l.rowC.size() +
                          l.colC.size() + l.batchA.size() + l.batchB.size() + l.batchC.size();
   if (offsets > kMaxKeptOffsets) return;
-  KeptMatmul e{out.dtype, x.buffer->dtype, y.buffer->dtype, out.rnd, out.shape, out.src[0]->shape,
+  KeptMatmul e{out.dtype, x.buffer->dtype, y.buffer->dtype, out.rnd, plan.fused, out.shape, out.src[0]->shape,
                out.arg.ints, x.view, y.view, plan.split, plan.layout};
   KeptMatmuls& s = kept_matmuls();
   std::lock_guard<std::mutex> lock(s.m);

@@ -228,7 +228,7 @@ GemmArgs MatmulPlan::args(void* C, int64_t nc) const {
   return GemmArgs{x.data, y.data, C, M, N, split.K,
                   kA.data(), kB.data(), rowA.data(), colB.data(), rowC.data(), colC.data(),
                   batchA.data(), batchB.data(), batchC.data(),
-                  (M + kGemmMC - 1) / kGemmMC, (N + nc - 1) / nc, nc, false};
+                  (M + kGemmMC - 1) / kGemmMC, (N + nc - 1) / nc, nc, false, fused};
 }
 
 }  // namespace maroon::cpu

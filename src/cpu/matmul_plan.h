@@ -48,6 +48,7 @@ struct MatmulPlan {
   // Views of the offsets in `layout` (swapped by transpose()).
   std::span<const int64_t> kA, kB, rowA, colB, rowC, colC, batchA, batchB, batchC;
   std::shared_ptr<const MatmulLayout> layout;
+  bool fused = false;  // a REDUCE_MULACC: the tiles' steps are FMAs (GemmArgs::fused)
   // The kernel's arguments, writing into C, nc columns per task.
   GemmArgs args(void* C, int64_t nc) const;
   // The same sums as the product of y and x: rows become columns. Each output is still the sum
@@ -64,6 +65,8 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
 // The plan for REDUCE node `out` as a matmul, over a MUL directly or through `chain` (movement
 // nodes from out's source down to the MUL's consumer, as try_matmul takes them); false if it is
 // not one or is small enough for the generic fold. May compute the MUL's elementwise sources.
+// A REDUCE_MULACC (its two realized sources broadcast to one shape, no chain) is planned the same
+// way, fused, where the target's tiles have an FMA (gemm_fma_tiles).
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan);
 
 // How many operands' dense copies were laid out with the source's unit-step axis last (attention's

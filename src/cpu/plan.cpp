@@ -164,6 +164,11 @@ class Profiler {
 // A REDUCE: the packed matmul when it matches (through its deferred chain, if any), else the
 // deferred nodes computed first and the generic fold.
 void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
+  if (n.op == Op::REDUCE_MULACC) {  // the opt-in fused product: the matmul's tiles with FMA steps, else gemm_fused.h
+    if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }))
+      prof.timed(&n, "fused", [&] { run_fused_reduce(n); return true; });
+    return;
+  }
   auto fold = mc.fold.find(&n);
   if (fold != mc.fold.end()) {
     Node& mm = *fold->second.second;
@@ -355,7 +360,8 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
       views.push_back(r);
       r = r->src[0].get();
     }
-    if (r->op != Op::REDUCE || r->arg.reduce_op != ReduceOp::ADD || r->dtype != e->dtype) continue;
+    const bool product = (r->op == Op::REDUCE && r->arg.reduce_op == ReduceOp::ADD) || r->op == Op::REDUCE_MULACC;
+    if (!product || r->dtype != e->dtype) continue;
     if (mc.deferred.count(r) || mc.fold.count(r) || !only_here(leaf) || (r != leaf && !private_view(r))) continue;
     bool computed_here = scheduled.contains(r);  // not realized by an earlier schedule
     for (const Node* v : views) computed_here = computed_here && scheduled.contains(v);
@@ -377,7 +383,7 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
 struct KeptPlan;
 
 struct Plan::Impl {
-  enum class Action { Skip, Reduction, Fused, Gather, Ref, Elementwise, Epilogue, Alias, Softmax, LayerNorm };
+  enum class Action { Skip, Reduction, Gather, Ref, Elementwise, Epilogue, Alias, Softmax, LayerNorm };
   std::vector<std::pair<Node*, Action>> steps;
   MatmulChains chains;
   std::unordered_map<const Node*, EpilogueSite> epilogues;  // Action::Epilogue's node -> its matmul
@@ -626,7 +632,7 @@ namespace {
 // A REDUCE MAX reading an epilogue's node through views only (a max-pool after conv2d + ReLU):
 // offered to that epilogue (EpilogueSite::pool), which checks the windows when it runs.
 void attach_pool(Node* n, Plan::Impl& impl) {
-  if (n->arg.reduce_op != ReduceOp::MAX) return;
+  if (n->op != Op::REDUCE || n->arg.reduce_op != ReduceOp::MAX) return;
   std::vector<Node*> views;
   Node* m = n->src[0].get();
   while (op_info(m->op).kind == OpKind::Movement) {
@@ -663,7 +669,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     Action a;
     if (p.impl_->chains.deferred.count(n)) a = Action::Skip;
     else if (n->op == Op::REDUCE) a = Action::Reduction;
-    else if (n->op == Op::REDUCE_MULACC) a = Action::Fused;  // the opt-in fused matmul (gemm_fused.h)
+    else if (n->op == Op::REDUCE_MULACC) a = Action::Reduction;  // the opt-in fused matmul (run_reduction)
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
     else if (fuses_into_consumers(n, consumers, prof, fused_ops, shared, masks)) a = Action::Skip;
@@ -887,7 +893,6 @@ void execute(const Plan& p) {
       case Action::Reduction:
         if (std::find(pooled.begin(), pooled.end(), n) == pooled.end()) run_reduction(*n, p.impl_->chains, prof);
         break;
-      case Action::Fused: prof.timed(n, "fused", [&] { run_fused_reduce(*n); return true; }); break;
       case Action::Gather: prof.timed(n, "gather", [&] { run_gather(*n); return true; }); break;
       case Action::Ref: run_ref(*n, k); break;
       case Action::Alias: alias_selected(*n); break;

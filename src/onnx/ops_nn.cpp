@@ -80,7 +80,7 @@ std::vector<Tensor> conv(const OpCtx& c) {
     padded = padded || win.begin[i] != 0 || win.end[i] != 0;
   }
   if (padded) x = x.pad(pads).mul(Tensor::full({}, 1.0, x.dtype())).realize();
-  return {x.conv2d(w, bias, c.attr_i("group", 1), win.strides, win.dilations, {0}, false)};
+  return {x.conv2d(w, bias, c.attr_i("group", 1), win.strides, win.dilations, {0}, std::nullopt)};
 }
 
 std::vector<Tensor> conv_transpose(const OpCtx& c) {

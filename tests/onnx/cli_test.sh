@@ -40,6 +40,15 @@ got2=$("$maroon" -q --json onnx run "$case/model.onnx" -i "$tmp/in0.npy" -i "$tm
   "$py" -c 'import json,sys; j=json.load(sys.stdin); assert (j["inference_digest"], j["runs"], j["replays"]) == (sys.argv[1], 4, 2), j' "$want" ||
   fail "--repeat 4: not the expected digest, runs and replays"
 
+# --fused: the products as REDUCE_MULACC, said in the result, the same digest on 1 and 2 threads.
+fused1=$("$maroon" -q --json onnx run "$case/model.onnx" -i "$tmp/in0.npy" -i "$tmp/in1.npy" --fused --threads 1)
+fused2=$("$maroon" -q --json onnx run "$case/model.onnx" -i "$tmp/in0.npy" -i "$tmp/in1.npy" --fused --threads 2 --repeat 3)
+"$py" -c 'import json,sys; a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert a["products"] == b["products"] == "fused" and a["inference_digest"] == b["inference_digest"], (a, b)' \
+  "$fused1" "$fused2" || fail "--fused: not fused, or other digests on 1 and 2 threads"
+"$maroon" -q --json onnx run "$case/model.onnx" -i "$tmp/in0.npy" -i "$tmp/in1.npy" |
+  "$py" -c 'import json,sys; assert json.load(sys.stdin)["products"] == "unfused"' || fail "default products not unfused"
+
 # Bad input: exit 2 and a message naming the fault.
 expect_error() {  # PATTERN ARGS...
   local pattern=$1; shift

@@ -81,3 +81,41 @@ TEST(OnnxDeterminism, SameBitsOnEverySimdTargetThreadCountAndTheReference) {
   maroon::set_backend(saved_backend);
   EXPECT_GE(runs, 2);
 }
+
+// The same model under FusedScope (its Conv and Gemm as REDUCE_MULACC, docs/spec.md §14): other
+// bits than the default's, and again the same on every target, thread count and the reference,
+// also when later runs replay the captured kernels (run 3 of each configuration).
+TEST(OnnxDeterminism, FusedProductsSameBitsEverywhereAndReplayed) {
+  maroon::onnx::Model model = maroon::onnx::load_bytes(cnn());
+  Tensor x = Tensor::from_vector(values(5 * 3 * 12 * 12, 10, 4.0f), {5, 3, 12, 12});
+  const std::string saved_simd = maroon::simd_target();
+  const int saved_threads = maroon::num_threads();
+  const maroon::Backend saved_backend = maroon::backend();
+  maroon::set_backend("ref");
+  const std::vector<uint8_t> plain = model.run({x})[0].bytes();
+  std::vector<uint8_t> want;
+  {
+    maroon::FusedScope fused;
+    want = model.run({x})[0].bytes();
+  }
+  ASSERT_EQ(want.size(), plain.size());
+  EXPECT_NE(want, plain) << "fusing the products changed no bit of this model";
+  maroon::set_backend("cpu");
+  maroon::FusedScope fused;
+  int runs = 0;
+  for (const std::string& target : maroon::available_simd_targets()) {
+    maroon::set_simd_target(target);
+    for (int threads : {1, 3}) {
+      maroon::set_num_threads(threads);
+      for (int run = 1; run <= 3; ++run) {
+        EXPECT_EQ(model.run({x})[0].bytes(), want) << target << ", " << threads << " thread(s), run " << run;
+        ++runs;
+      }
+    }
+  }
+  EXPECT_GT(model.run_stats().replays, 0) << "no run replayed";
+  maroon::set_simd_target(saved_simd);
+  maroon::set_num_threads(saved_threads);
+  maroon::set_backend(saved_backend);
+  EXPECT_GE(runs, 6);
+}
