@@ -552,7 +552,10 @@ void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
 
 // One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by KC (the running
 // sums are stored and reloaded exactly, so blocking changes no bit) and columns by NC. A is
-// packed once per k block and used for every column block. A register tile whose output columns
+// packed once per k block and used for every column block; each B panel is then read by every
+// row panel in turn, so it stays in L1 while A's panels (the whole block's, in L2) pass by (row
+// panels outside, the other way round, streamed each B panel from L2 again for every row panel).
+// Tiles are independent sums, so their order changes no bit. A register tile whose output columns
 // are adjacent and whose kernel computes only rows and columns of the output keeps its running
 // sums in the output itself; the rest (edges past the output, or an output with scattered
 // columns) in a scratch tile copied out at the end.
@@ -628,28 +631,25 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   thread_local size_t ccap = 0, acap = 0;
   T* const ctile = static_cast<T*>(scratch(&cmem, &ccap, static_cast<size_t>(mp * kMR * ldc) * sizeof(T)));
   T* const apack = static_cast<T*>(scratch(&amem, &acap, static_cast<size_t>(mp * kMR * kGemmKC) * sizeof(T)));
-  const int64_t block_panels = std::max<int64_t>(1, kGemmNC / NR);  // B panels per column block
   for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
     const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
     for (int64_t pi = 0; pi < mp; ++pi)
       PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
-    for (int64_t q0 = 0; q0 < np; q0 += block_panels)
+    for (int64_t pj = 0; pj < np; ++pj) {
+      BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
+      if (in_b[pj])
+        for (int j = 0; j < NV; ++j) bs.base[j] = B + g.colB[j0 + pj * NR + j * L];
       for (int64_t pi = 0; pi < mp; ++pi) {
-        const T* ap = apack + pi * kc * kMR;
-        for (int64_t pj = q0; pj < std::min(np, q0 + block_panels); ++pj) {
-          BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
-          if (in_b[pj])
-            for (int j = 0; j < NV; ++j) bs.base[j] = B + g.colB[j0 + pj * NR + j * L];
-          const TileKernel<T> t = kernel(pi, pj);
-          const bool out = in_place(pi, pj, t);
-          T* rows[kMR];
-          for (int r = 0; r < kMR; ++r) {  // rows past t.rows: never touched by the kernel
-            const int64_t i = pi * kMR + r;
-            rows[r] = out && r < t.rows ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
-          }
-          t.fn(ap, bs, kc, rows, k0 == 0, k0 + kc == g.K);
+        const TileKernel<T> t = kernel(pi, pj);
+        const bool out = in_place(pi, pj, t);
+        T* rows[kMR];
+        for (int r = 0; r < kMR; ++r) {  // rows past t.rows: never touched by the kernel
+          const int64_t i = pi * kMR + r;
+          rows[r] = out && r < t.rows ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
         }
+        t.fn(apack + pi * kc * kMR, bs, kc, rows, k0 == 0, k0 + kc == g.K);
       }
+    }
   }
   bool column_runs = false;  // a tile written as its rows' runs of columns, for the harness
   for (int64_t pj = 0; pj < np; ++pj) {  // tiles not kept in place
