@@ -37,7 +37,7 @@ DOC = os.path.join(ROOT, "docs", "determinism.md")
 
 OPS = ["unary", "binary", "compare", "ternary", "const", "reduce", "movement", "fused", "index"]
 CLASSES = ([f"ops:{c}" for c in OPS] + [f"ops-small:{c}" for c in OPS] +
-           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train", "onnx:infer"])
+           ["mlp:train", "mlp:infer", "cnn:train", "cnn:infer", "char:train", "onnx:infer", "onnx:fused"])
 MLP_STEPS, CNN_STEPS, CNN_BATCH = 50, 10, 2
 # An emulated run's wall-clock limit is --timeout times this: qemu-user runs the battery 10-30x
 # slower than the host, and on a loaded machine its wall time is several times its CPU time
@@ -588,6 +588,9 @@ def write_doc(builds, runs, ref, bad, data_desc, command, total):
          "(LayerNormalization, two-head attention reshaped through Shape/Gather/Concat, Softmax, Erf GELU) "
          "on 2 sequences of 8x16; their output bytes and inference digests are those of "
          "tests/data/onnx_battery_digest.txt (about 0.1 s per run).",
+         "- `onnx:fused` (with `onnx:infer`): the same two models run under FusedScope, their Conv, Gemm and "
+         "MatMul as REDUCE_MULACC (docs/spec.md §14: FMA register tiles on targets with an FMA instruction, "
+         "exact software steps elsewhere); lines `onnx.*.fused`, also in tests/data/onnx_battery_digest.txt.",
          f"- Data: {data_desc}.", "",
          "## Configurations", ""]
     for b in builds:

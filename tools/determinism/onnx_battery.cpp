@@ -10,6 +10,8 @@
 //                 two-head attention whose reshapes take the batch and length from a
 //                 Shape -> Gather -> Concat subgraph, Softmax, residual adds, an Erf GELU MLP:
 //                 2 sequences of 8 tokens of 16 features
+// Class onnx:fused runs both again under FusedScope (Conv, Gemm and MatMul as REDUCE_MULACC,
+// docs/spec.md §14: FMA tiles where the target has FMA, software steps elsewhere): onnx.*.fused.
 // Each model's output bytes are the onnx.* lines; onnx.*.digest is the inference digest
 // (tensors_digest(kInferenceTag, outputs), what `maroon run` prints). tests/data/
 // onnx_battery_digest.txt holds the expected lines (checked by the ctest determinism_onnx_digests).
@@ -180,6 +182,29 @@ std::string encoder_model() {
   return m.SerializeAsString();
 }
 
+// One model's lines: its outputs (class onnx:infer, or onnx:fused with its products fused) and
+// inference digest, each name suffixed ".fused" when fused; its inputs are drawn as unfused.
+void run_onnx_workload(Recorder& rec, const std::string& name, const std::string& model, const Shape& shape,
+                       bool fused) {
+  const FusedScope scope(fused);
+  const std::string tag = fused ? name + ".fused" : name;
+  const onnx::Model m = onnx::load_bytes(model, "", name);
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  const Tensor input = Tensor::from_vector(floats(name + "/input", n, -3, 0), shape);
+  const std::vector<Tensor> out = m.run({input});
+  for (const Tensor& t : out) rec.add(fused ? "onnx:fused" : "onnx:infer", tag, t);
+  const std::string digest = tensors_digest(kInferenceTag, out);
+  rec.note(tag + ".digest", digest);
+  // A run on other values (captured), then the input again: a replay of the capture
+  // (src/onnx/replay.h), which must give the plain run's bits on this build too.
+  m.run({Tensor::from_vector(floats(name + "/other", n, -3, 0), shape)});
+  const std::string replayed = tensors_digest(kInferenceTag, m.run({input}));
+  if (m.run_stats().replays != 1 || replayed != digest)
+    throw Error(tag + ": the replayed run " + (m.run_stats().replays != 1 ? "did not replay" : "gave other bits") +
+                " (digest " + replayed + ", plain " + digest + ")");
+}
+
 }  // namespace
 
 bool run_onnx_battery(Recorder& rec) {
@@ -188,25 +213,11 @@ bool run_onnx_battery(Recorder& rec) {
     Shape input;
   };
   const Workload all[] = {{"onnx.cnn", cnn_model(), {4, 3, 16, 16}}, {"onnx.encoder", encoder_model(), {2, 8, 16}}};
-  std::printf("# onnx: 2 models built in code (onnx_battery.cpp), loaded with maroon::onnx::load_bytes\n");
+  std::printf("# onnx: 2 models built in code (onnx_battery.cpp), loaded with maroon::onnx::load_bytes, "
+              "unfused and fused\n");
   std::fflush(stdout);
-  for (const Workload& w : all) {
-    const onnx::Model m = onnx::load_bytes(w.model, "", w.name);
-    size_t n = 1;
-    for (int64_t d : w.input) n *= static_cast<size_t>(d);
-    const Tensor input = Tensor::from_vector(floats(w.name + "/input", n, -3, 0), w.input);
-    const std::vector<Tensor> out = m.run({input});
-    for (const Tensor& t : out) rec.add("onnx:infer", w.name, t);
-    const std::string digest = tensors_digest(kInferenceTag, out);
-    rec.note(w.name + ".digest", digest);
-    // A run on other values (captured), then the input again: a replay of the capture
-    // (src/onnx/replay.h), which must give the plain run's bits on this build too.
-    m.run({Tensor::from_vector(floats(w.name + "/other", n, -3, 0), w.input)});
-    const std::string replayed = tensors_digest(kInferenceTag, m.run({input}));
-    if (m.run_stats().replays != 1 || replayed != digest)
-      throw Error(w.name + ": the replayed run " + (m.run_stats().replays != 1 ? "did not replay" : "gave other bits") +
-                  " (digest " + replayed + ", plain " + digest + ")");
-  }
+  for (const bool fused : {false, true})
+    for (const Workload& w : all) run_onnx_workload(rec, w.name, w.model, w.input, fused);
   return true;
 }
 
