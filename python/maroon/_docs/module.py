@@ -21,8 +21,8 @@ DOCS = {
                             _SPEED, "maroon.set_simd_target('scalar'); maroon.simd_target()",
                             "maroon.set_simd_target(maroon.available_simd_targets()[-1])"),
     "set_fused": _doc("Whether matmul, dot, linear and conv2d called without ``fused=`` use the fused matmul "
-                      "(REDUCE_MULACC: exact fused multiply-adds in increasing k) on this thread. Off by default; "
-                      "the engine never chooses it.", ["on: True or False."],
+                      "(REDUCE_MULACC: exact fused multiply-adds in increasing k) on this thread, as do ONNX models' "
+                      "MatMul, Gemm and Conv (``maroon.onnx``). Off by default; the engine never chooses it.", ["on: True or False."],
                       "Each choice has its own exact bits, the same on every machine.",
                       "maroon.set_fused(True); maroon.fused()", "maroon.set_fused(False)"),
     "fused": _doc("Whether this thread's matmuls are fused by default (``set_fused``).", [], "", "maroon.fused()"),
