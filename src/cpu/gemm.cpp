@@ -26,6 +26,7 @@ std::atomic<int64_t>& span_b_panel_count();
 std::atomic<int64_t>& column_run_task_count();
 std::atomic<int64_t>& edge_task_count(GemmEdge kind);  // shared by every target's kernel (defined below)
 std::atomic<int64_t>& fused_tile_task_count();
+std::atomic<int64_t>& task_span_panel_count();
 }  // namespace maroon::cpu
 
 HWY_BEFORE_NAMESPACE();
@@ -251,6 +252,16 @@ HWY_INLINE void Pack6x8(const float* const* rows, int64_t off, float* dst) {
   _mm_storel_pi(reinterpret_cast<__m64*>(dst + 46), _mm256_extractf128_ps(o[7], 1));
 }
 
+// Eight rows of A by eight k (rows[r] + off .. + 8, each contiguous), as eight groups of eight at
+// dst: the 8 x 8 transpose (the 8 x 3 tile's panels: conv2d's weights computed transposed, 16 to
+// 64 output channels, each row contiguous along (cin, kh, kw)).
+HWY_INLINE void Pack8x8(const float* const* rows, int64_t off, float* dst) {
+  __m256 r[8], o[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + off);
+  Transpose8Regs(r, o);
+  for (int m = 0; m < 8; ++m) _mm256_storeu_ps(dst + 8 * m, o[m]);
+}
+
 // Twelve rows of A by eight k (rows[r] + off .. + 8, each contiguous), as eight groups of twelve
 // at dst: rows 0-7 through the 8 x 8 transpose, rows 8-11 as four 4 x 4 transposes within
 // 128-bit lanes (group m's four in the low half of u[m % 4] for m < 4, the high half after).
@@ -316,6 +327,8 @@ int64_t PackARows(const float* const* rows, const int64_t* kA, int kc, float* ds
         PackRowsX4<MR>(rows, kA[k] + 4, dst + (k + 4) * MR);
       } else if constexpr (MR == 6) {
         Pack6x8(rows, kA[k], dst + k * MR);
+      } else if constexpr (MR == 8) {
+        Pack8x8(rows, kA[k], dst + k * MR);
       } else {
         Pack12x8(rows, kA[k], dst + k * MR);
       }
@@ -415,37 +428,56 @@ bool PackASpan(const float* const* rows, const int64_t* kA, int kc, float* dst) 
 // (nothing written) if a vector is partly live, some live vector's columns are not so, or all
 // are adjacent (a plain copy, or read in place).
 template <int NV>
-bool PackBSpan(const float* B, const int64_t* col, int64_t live, const int64_t* kB, int64_t K, float* dst) {
-  if (live % 16 != 0) return false;
-  const int nv = static_cast<int>(std::min<int64_t>(live / 16, NV));
+struct SpanPanel {
   SpanSegment a[NV], b[NV];
   int split[NV];
   const float* base[NV];
+  int nv;  // live vectors; the rest of the panel is zero
+};
+
+// Whether a B panel (columns col[0, live)) is such a panel, and its segments if so.
+template <int NV>
+bool FindSpanPanel(const float* B, const int64_t* col, int64_t live, SpanPanel<NV>* s) {
+  if (live % 16 != 0) return false;
+  s->nv = static_cast<int>(std::min<int64_t>(live / 16, NV));
   bool apart = false;
-  for (int v = 0; v < nv; ++v) {
+  for (int v = 0; v < s->nv; ++v) {
     const float* rows[16];
     for (int r = 0; r < 16; ++r) rows[r] = B + col[16 * v + r];
-    if (!FindGroups<16>(rows, &a[v], &b[v], &split[v])) return false;
-    base[v] = rows[0];
+    if (!FindGroups<16>(rows, &s->a[v], &s->b[v], &s->split[v])) return false;
+    s->base[v] = rows[0];
     apart = apart || !adjacent(col + 16 * v, 16);
   }
-  if (!apart) return false;
+  return apart;
+}
+
+// Rows kB[0, K) of a panel FindSpanPanel found, as [k][16 NV] at dst.
+template <int NV>
+void PackSpanPanel(const SpanPanel<NV>& sp, const int64_t* kB, int64_t K, float* dst) {
   constexpr int64_t kStep = 16 * NV;
-  for (int v = 0; v < nv; ++v) {
-    const SpanSegment s = a[v];
+  for (int v = 0; v < sp.nv; ++v) {
+    const SpanSegment s = sp.a[v];
+    const float* const base = sp.base[v];
     float* d = dst + 16 * v;
-    if (split[v] == 16) {
-      for (int64_t k = 0; k < K; ++k) _mm512_storeu_ps(d + k * kStep, LoadSegment(s, base[v] + kB[k]));
+    if (sp.split[v] == 16) {
+      for (int64_t k = 0; k < K; ++k) _mm512_storeu_ps(d + k * kStep, LoadSegment(s, base + kB[k]));
     } else {
-      const SpanSegment t = b[v];
+      const SpanSegment t = sp.b[v];
       for (int64_t k = 0; k < K; ++k) {
-        const float* p = base[v] + kB[k];
+        const float* p = base + kB[k];
         _mm512_storeu_ps(d + k * kStep, _mm512_mask_mov_ps(LoadSegment(s, p), t.lanes, LoadSegment(t, p)));
       }
     }
   }
-  for (int v = nv; v < NV; ++v)
+  for (int v = sp.nv; v < NV; ++v)
     for (int64_t k = 0; k < K; ++k) _mm512_storeu_ps(dst + k * kStep + 16 * v, _mm512_setzero_ps());
+}
+
+template <int NV>
+bool PackBSpan(const float* B, const int64_t* col, int64_t live, const int64_t* kB, int64_t K, float* dst) {
+  SpanPanel<NV> sp;
+  if (!FindSpanPanel<NV>(B, col, live, &sp)) return false;
+  PackSpanPanel<NV>(sp, kB, K, dst);
   span_b_panel_count().fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -458,7 +490,7 @@ bool PackBSpan(const float* B, const int64_t* col, int64_t live, const int64_t* 
 template <class T, int MR>
 void PackAPanel(const GemmArgs& g, int64_t b, int64_t i0, int64_t k0, int kc, T* dst) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  if constexpr (sizeof(T) == 4 && (MR == 4 || MR == 6 || MR == 12)) {
+  if constexpr (sizeof(T) == 4 && (MR == 4 || MR == 6 || MR == 8 || MR == 12)) {
     if (i0 + MR <= g.M) {
       const T* A = static_cast<const T*>(g.A) + g.batchA[b];
       const T* rows[MR];
@@ -536,6 +568,43 @@ bool SpanPanels(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) 
   return false;
 }
 
+// Panels a task packs itself, a k block at a time, just before its tiles read them
+// (GemmArgs::span_in_block): PackBSpan's panels (float32, AVX-512), not read in place. Packed
+// whole up front (a 8-wide image's 64 -> 64 conv: 576 x 256 floats a task, 590 KB) they went
+// to L2 and came back, and pushed the image out of it; a k block's panel (at most 160 x 64
+// floats) stays in L1. A copy either way, so the same bits. Elsewhere an empty struct.
+#if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+template <int NV>
+using TaskSpan = SpanPanel<NV>;
+#else
+template <int NV>
+struct TaskSpan {};
+#endif
+
+// Whether panel p of batch b is one (PackB skips it), and its segments in *s if so.
+template <class T, int NV>
+bool TaskSpanPanel(const GemmArgs& g, int64_t b, int64_t p, TaskSpan<NV>* s) {
+#if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+  if constexpr (sizeof(T) == 4) {
+    constexpr int64_t nr = NV * 16;
+    if (!g.span_in_block || (g.direct_b && gemm_direct_panel(g, p, nr, 16))) return false;
+    return FindSpanPanel<NV>(static_cast<const float*>(g.B) + g.batchB[b], g.colB + p * nr, std::min(nr, g.N - p * nr),
+                             s);
+  }
+#endif
+  (void)g, (void)b, (void)p, (void)s;
+  return false;
+}
+
+// Rows kB[0, kc) of such a panel at dst ([k][NR]).
+template <class T, int NV>
+void PackTaskSpan(const TaskSpan<NV>& s, const int64_t* kB, int kc, T* dst) {
+#if HWY_TARGET == HWY_AVX3 && defined(__GNUC__)
+  if constexpr (sizeof(T) == 4) return PackSpanPanel<NV>(s, kB, kc, dst);
+#endif
+  (void)s, (void)kB, (void)kc, (void)dst;
+}
+
 // Packs every B panel of batch b once; all tasks of the batch share them. A is packed by each
 // task for its own rows, a k block at a time, so no buffer ever holds all of A: for conv2d, A is
 // the im2col matrix, many times larger than the image.
@@ -544,13 +613,21 @@ template <class T, int NV>
 void PackB(const GemmArgs& g, int64_t b, T* bpack, int64_t p0, int64_t p1) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d)), nr = NV * L;
+  if (g.span_in_block) {  // the task packs PackBSpan's panels itself
+    for (int64_t p = p0; p < p1; ++p) {
+      TaskSpan<NV> s;
+      if (!TaskSpanPanel<T, NV>(g, b, p, &s) && !(g.direct_b && gemm_direct_panel(g, p, nr, L)))
+        pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p, p + 1);
+    }
+    return;
+  }
   if (p0 < p1 && SpanPanels<T, NV>(g, b, bpack, p0, p1)) return;
   if (!g.direct_b) return pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p0, p1);
   for (int64_t p = p0; p < p1; ++p)
     if (!gemm_direct_panel(g, p, nr, L)) pack_b_panels<T, PackBTransposed<T>>(g, b, nr, bpack, p, p + 1);
 }
 
-// One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by KC (the running
+// One task: rows [i0, i0+MC) x columns [j0, j0+span) of batch b, k blocked by gemm_kc (the running
 // sums are stored and reloaded exactly, so blocking changes no bit) and columns by NC. A is
 // packed once per k block and used for every column block; each B panel is then read by every
 // row panel in turn, so it stays in L1 while A's panels (the whole block's, in L2) pass by (row
@@ -594,16 +671,34 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
       for (int64_t j = 0; j < nc; ++j) C[g.rowC[i0 + i] + g.colC[j0 + j]] = T(0);
     return;
   }
-  thread_local std::vector<char> unit, in_b;  // panel pj's output columns are adjacent; read in place
+  // Panel pj's output columns are adjacent; it is read in place; packed here (TaskSpanPanel).
+  thread_local std::vector<char> unit, in_b, in_task;
   unit.resize(static_cast<size_t>(np));
   in_b.resize(static_cast<size_t>(np));
-  bool any_in_b = false;
+  in_task.resize(static_cast<size_t>(np));
+  // Segments of those panels (a vector of them was not given the 64-byte alignment of their
+  // lane indices): aligned here by hand.
+  thread_local std::unique_ptr<uint64_t[]> span_mem;
+  thread_local size_t span_cap = 0;
+  const size_t span_bytes = static_cast<size_t>(np) * sizeof(TaskSpan<NV>) + alignof(TaskSpan<NV>);
+  auto* const spans = reinterpret_cast<TaskSpan<NV>*>(
+      (reinterpret_cast<uintptr_t>(scratch(&span_mem, &span_cap, span_bytes)) + alignof(TaskSpan<NV>) - 1) /
+      alignof(TaskSpan<NV>) * alignof(TaskSpan<NV>));
+  bool any_in_b = false, all_in_b = true;
+  int64_t task_spans = 0;
   for (int64_t pj = 0; pj < np; ++pj) {
     unit[pj] = adjacent(g.colC + j0 + pj * NR, std::min(NR, nc - pj * NR));
     in_b[pj] = gemm_direct_panel(g, j0 / NR + pj, NR, static_cast<int64_t>(hn::Lanes(d)));
     any_in_b |= in_b[pj] != 0;
+    all_in_b &= in_b[pj] != 0;
+    in_task[pj] = TaskSpanPanel<T, NV>(g, b, j0 / NR + pj, &spans[pj]);
+    task_spans += in_task[pj];
   }
   if (any_in_b) direct_task_count().fetch_add(1, std::memory_order_relaxed);
+  if (task_spans) {
+    span_b_panel_count().fetch_add(task_spans, std::memory_order_relaxed);
+    task_span_panel_count().fetch_add(task_spans, std::memory_order_relaxed);
+  }
   const T* const B = static_cast<const T*>(g.B) + g.batchB[b];
   // Tile (pi, pj)'s kernel: the whole tile's, or an edge kernel that computes no padded row or
   // column (or fewer of them).
@@ -630,15 +725,23 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   thread_local std::unique_ptr<uint64_t[]> cmem, amem;
   thread_local size_t ccap = 0, acap = 0;
   T* const ctile = static_cast<T*>(scratch(&cmem, &ccap, static_cast<size_t>(mp * kMR * ldc) * sizeof(T)));
-  T* const apack = static_cast<T*>(scratch(&amem, &acap, static_cast<size_t>(mp * kMR * kGemmKC) * sizeof(T)));
-  for (int64_t k0 = 0; k0 < g.K; k0 += kGemmKC) {
-    const int kc = static_cast<int>(std::min<int64_t>(kGemmKC, g.K - k0));
+  const int64_t KC = gemm_kc(g, all_in_b);
+  T* const apack = static_cast<T*>(scratch(&amem, &acap, static_cast<size_t>(mp * kMR * KC) * sizeof(T)));
+  thread_local std::unique_ptr<uint64_t[]> smem;
+  thread_local size_t scap = 0;
+  T* const spack = task_spans ? static_cast<T*>(scratch(&smem, &scap, static_cast<size_t>(KC * NR) * sizeof(T))) : nullptr;
+  for (int64_t k0 = 0; k0 < g.K; k0 += KC) {
+    const int kc = static_cast<int>(std::min<int64_t>(KC, g.K - k0));
     for (int64_t pi = 0; pi < mp; ++pi)
       PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
     for (int64_t pj = 0; pj < np; ++pj) {
       BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
       if (in_b[pj])
         for (int j = 0; j < NV; ++j) bs.base[j] = B + g.colB[j0 + pj * NR + j * L];
+      if (in_task[pj]) {
+        PackTaskSpan<T, NV>(spans[pj], g.kB + k0, kc, spack);
+        bs.packed = spack;
+      }
       for (int64_t pi = 0; pi < mp; ++pi) {
         const TileKernel<T> t = kernel(pi, pj);
         const bool out = in_place(pi, pj, t);
@@ -874,6 +977,11 @@ std::atomic<int64_t>& fused_tile_task_count() {
   static std::atomic<int64_t> n{0};
   return n;
 }
+std::atomic<int64_t>& task_span_panel_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_task_span_panels() { return task_span_panel_count().load(std::memory_order_relaxed); }
 int64_t gemm_fused_tile_tasks() { return fused_tile_task_count().load(std::memory_order_relaxed); }
 }  // namespace maroon::cpu
 #endif

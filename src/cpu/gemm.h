@@ -51,7 +51,25 @@ struct GemmArgs {
   // REDUCE_MULACC (docs/spec.md §14): each step one FMA, rounded once, in the same k order from
   // the same +0, by the same tiles, packing and epilogues. Only where gemm_fma_tiles().
   bool fused = false;
+  // Whether each task packs the B panels of columns in groups (gemm.cpp's PackBSpan: conv2d's
+  // stride-2 or 8-wide columns) itself, a k block at a time, instead of gemm_pack_b packing them
+  // whole (gemm_local.cpp: one row block, so each panel is packed once either way).
+  bool span_in_block = false;
 };
+
+// The k blocks of a task: kGemmKC, or, for the fused tiles (g.fused) with every B panel read in
+// place (conv2d's 3x3 windows on 16- and 32-wide images: the 8 x 3 tile), blocks of equal size
+// of at most 320: the ResNet's K of 144 and 288 are one block, where blocks of 128 left one of
+// 16 or 32 (a store and a reload of every tile for a few steps), and its 576 two. With FMA steps
+// the tile's loop is short enough for that to show (measured in docs/performance.md); packed
+// panels keep 128 (their B panel stays in L1: larger blocks measured up to 16% slower), and so
+// do the unfused tiles. Blocking never changes a bit.
+inline int64_t gemm_kc(const GemmArgs& g, bool all_in_place) {
+  if (!g.fused || !all_in_place) return kGemmKC;
+  constexpr int64_t kMax = 320;
+  const int64_t blocks = (g.K + kMax - 1) / kMax;
+  return std::max<int64_t>(1, (g.K + blocks - 1) / blocks);
+}
 
 // The block of the output that task `task` computes (batch-major, then row blocks of kGemmMC,
 // then column blocks of `span`): batch b, rows [i0, i0 + mc), columns [j0, j0 + nc).
@@ -123,6 +141,9 @@ int64_t gemm_span_b_panels();
 // How many tasks wrote a scratch tile out as its rows' runs of adjacent columns (conv2d computed
 // transposed: a panel across two images), in this process (for the harness).
 int64_t gemm_column_run_tasks();
+// How many B panels a task packed itself a k block at a time (GemmArgs::span_in_block), in this
+// process (for the harness; each also counts in gemm_span_b_panels()).
+int64_t gemm_task_span_panels();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
 // Edge kernels (gemm.cpp's MicroEdge): a product's last rows (short) or last columns (narrow)

@@ -51,6 +51,9 @@ void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Ep
     // Only an im2col B is read in place (packing copied each image element into K / channels of
     // its rows, nine for a 3x3 conv); a plain matmul's B keeps the packed path, unmeasured here.
     sub.direct_b = !affine;
+    // B panels of columns in groups (stride 2, 8-wide images) are packed by the task a k block
+    // at a time, into L1 (GemmArgs::span_in_block).
+    sub.span_in_block = !affine;
     int64_t mr, nr;
     gemm_panel_sizes(d, sub.M, sub.N, &mr, &nr);
     const int64_t panels = (sub.N + nr - 1) / nr;

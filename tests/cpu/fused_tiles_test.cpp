@@ -8,6 +8,8 @@
 // epilogues (bias and ReLU, a conv's 2x2 max-pool) and kept plans shared with unfused products.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cpu/epilogue.h"
 #include "cpu/epilogue_pool.h"
 #include "cpu/gemm.h"
@@ -22,8 +24,10 @@ namespace {
 // check(), and per CPU run: the fused tiles ran where the target has FMA and not elsewhere;
 // `path` (another counter of the tiles' paths, optional) moved on every run on them. Returns the
 // runs on fused tiles.
+// `path_on`: the targets that must take `path` (all FMA targets if empty).
 int check_fused(const std::string& what, const std::function<Tensor()>& build,
-                const std::function<int64_t()>& path = nullptr, const char* path_name = "") {
+                const std::function<int64_t()>& path = nullptr, const char* path_name = "",
+                const std::vector<std::string>& path_on = {}) {
   int on_tiles = 0;
   int64_t tiles = cpu::gemm_fused_tile_tasks(), other = path ? path() : 0;
   check(what, build, [&](const std::string& target, int threads) {
@@ -31,7 +35,8 @@ int check_fused(const std::string& what, const std::function<Tensor()>& build,
     const std::string where = what + " on " + target + " with " + std::to_string(threads) + " threads";
     if (cpu::gemm_fma_tiles()) {
       EXPECT_GT(t, tiles) << where << ": the fused tiles did not run";
-      if (path) EXPECT_GT(o, other) << where << ": did not " << path_name;
+      if (path && (path_on.empty() || std::find(path_on.begin(), path_on.end(), target) != path_on.end()))
+        EXPECT_GT(o, other) << where << ": did not " << path_name;
       on_tiles += t > tiles;
     } else {
       EXPECT_EQ(t, tiles) << where << ": fused tiles on a target without FMA";
@@ -98,6 +103,40 @@ TEST(CpuFusedTiles, EpiloguesBitExact) {
           .conv2d(thirds(d, {32, 16, 3, 3}, 8), thirds(d, {32}, 9), 1, {2}, {1}, {1}, true);
     }, [] { return cpu::matmul_epilogue_runs(); }, "run the bias as the product's epilogue");
   }
+}
+
+// As ONNX's Conv runs (src/onnx/ops_nn.cpp): the padded input written out first.
+Tensor padded_conv(int64_t cin, int64_t cout, int64_t hw, int64_t k, int64_t stride, bool fused, bool specials) {
+  const DType d = DType::Float32;
+  Tensor x = thirds(d, {2, cin, hw, hw}, cin + hw, specials);
+  if (k > 1) x = x.pad({{0, 0}, {0, 0}, {k / 2, k / 2}, {k / 2, k / 2}}).mul(Tensor::full({}, 1.0, d));
+  return x.conv2d(thirds(d, {cout, cin, k, k}, cout + 7), thirds(d, {cout}, cout + 3, true), 1, {stride}, {1}, {0},
+                  fused)
+      .relu();
+}
+
+// conv2d computed transposed (gemm.cpp's Block): B panels of columns in groups (stride 2, two
+// rows of an 8-wide image) packed by their task a k block at a time (GemmArgs::span_in_block,
+// AVX-512), fused and not (a 1x1 conv's k is affine: its panels are packed up front); and a fused
+// product whose B panels are all read in place with K past 320 (gemm_kc's equal blocks: 36
+// channels, K = 324, two blocks of 162).
+TEST(CpuFusedTiles, ConvPanelsPackedByTheTaskBitExact) {
+  struct C { int64_t cin, cout, hw, k, stride; };
+  for (C c : {C{16, 32, 16, 3, 2}, C{32, 64, 16, 3, 2}, C{64, 64, 8, 3, 1}, C{16, 32, 15, 3, 2}}) {
+    const std::string tag = std::to_string(c.cin) + "->" + std::to_string(c.cout) + " " + std::to_string(c.k) + "x" +
+                            std::to_string(c.k) + " stride " + std::to_string(c.stride) + " on " + std::to_string(c.hw);
+    for (bool specials : {false, true}) {
+      const std::string what = "conv2d " + tag + (specials ? " with specials" : "");
+      check_fused("fused " + what, [=] { return padded_conv(c.cin, c.cout, c.hw, c.k, c.stride, true, specials); },
+                  [] { return cpu::gemm_task_span_panels(); }, "pack B panels in the task", {"avx512"});
+      check_path_on("unfused " + what, [=] { return padded_conv(c.cin, c.cout, c.hw, c.k, c.stride, false, specials); },
+                    [] { return cpu::gemm_task_span_panels(); }, "pack B panels in the task", {"avx512"});
+    }
+  }
+  // 48-wide rows: whole 48-column panels, and tasks of 384 columns (matmul.cpp's conv span).
+  check_fused("fused conv2d 36->16 3x3 on 48x48, K 324 read in place",
+              [] { return padded_conv(36, 16, 48, 3, 1, true, false); }, [] { return cpu::gemm_direct_tasks(); },
+              "read B panels in place");
 }
 
 // The same operands multiplied fused and unfused, alternately, on one thread: kept plans
