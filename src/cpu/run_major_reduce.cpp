@@ -151,6 +151,8 @@ class RunTask {
     if (staged_.size() != L) {
       staged_.resize(L);
       for (auto& s : staged_) s.resize(kTile + kTilePad, 0);
+      staged_one_.assign(L, nullptr);
+      staged_n_.assign(L, 0);
     }
     direct_.assign(L, nullptr);
     ptrs_.assign(L, nullptr);
@@ -197,9 +199,16 @@ class RunTask {
         continue;
       }
       uint8_t* dst = reinterpret_cast<uint8_t*>(staged_[l].data());
+      direct_[l] = dst;
+      // One element for every position (a constant: ReLU's 0): staged once, while it is the same.
+      const uint8_t* first = leaf->buffer->bytes() + (b[0] + rp[l]) * sz;
+      bool one = s == 0;
+      for (int t = 1; t < kt && one; ++t) one = b[t] == b[0];
+      if (one && staged_one_[l] == first && staged_n_[l] >= kt * n) continue;
+      staged_one_[l] = one ? first : nullptr;
+      staged_n_[l] = kt * n;
       for (int t = 0; t < kt; ++t)
         copy_strided(leaf->buffer->bytes() + (b[t] + rp[l] + j0 * s) * sz, sz, s, n, dst + t * n * sz);
-      direct_[l] = dst;
     }
     uint8_t* dst = reinterpret_cast<uint8_t*>(res_.data()) + static_cast<size_t>(t0) * n * itemsize(out_.dtype);
     const void* r = ev_.eval(ptrs_, kt * n, &direct_, dst);
@@ -225,6 +234,9 @@ class RunTask {
   TileEval ev_;
   std::vector<int64_t> base_;
   std::vector<std::vector<uint64_t>> staged_;
+  // Per leaf: the element staged_ holds everywhere (a constant staged once), and how many.
+  std::vector<const uint8_t*> staged_one_;
+  std::vector<int> staged_n_;
   std::vector<const void*> direct_;
   std::vector<const int64_t*> ptrs_;
   std::vector<uint64_t> res_;
