@@ -55,31 +55,45 @@ std::string cnn() {
   return m.SerializeAsString();
 }
 
-}  // namespace
+// The backend, SIMD target and thread count, restored when it goes.
+struct SavedSettings {
+  std::string simd = maroon::simd_target();
+  int threads = maroon::num_threads();
+  maroon::Backend backend = maroon::backend();
+  ~SavedSettings() {
+    maroon::set_simd_target(simd);
+    maroon::set_num_threads(threads);
+    maroon::set_backend(backend);
+  }
+};
 
-TEST(OnnxDeterminism, SameBitsOnEverySimdTargetThreadCountAndTheReference) {
-  maroon::onnx::Model model = maroon::onnx::load_bytes(cnn());
-  Tensor x = Tensor::from_vector(values(5 * 3 * 12 * 12, 10, 4.0f), {5, 3, 12, 12});
-  const std::string saved_simd = maroon::simd_target();
-  const int saved_threads = maroon::num_threads();
-  const maroon::Backend saved_backend = maroon::backend();
-  maroon::set_backend("ref");
-  std::vector<uint8_t> want = model.run({x})[0].bytes();
-  ASSERT_EQ(want.size(), 5u * 10 * 4);
+// Runs `model` on x on the CPU backend, on every SIMD target this machine has and 1 and 3 threads,
+// `reps` times each (runs after the second replay), each output's bytes against `want`. Returns
+// the runs.
+int expect_everywhere(const maroon::onnx::Model& model, const Tensor& x, const std::vector<uint8_t>& want, int reps) {
   maroon::set_backend("cpu");
   int runs = 0;
   for (const std::string& target : maroon::available_simd_targets()) {
     maroon::set_simd_target(target);
     for (int threads : {1, 3}) {
       maroon::set_num_threads(threads);
-      EXPECT_EQ(model.run({x})[0].bytes(), want) << target << ", " << threads << " thread(s)";
-      ++runs;
+      for (int run = 1; run <= reps; ++run, ++runs)
+        EXPECT_EQ(model.run({x})[0].bytes(), want) << target << ", " << threads << " thread(s), run " << run;
     }
   }
-  maroon::set_simd_target(saved_simd);
-  maroon::set_num_threads(saved_threads);
-  maroon::set_backend(saved_backend);
-  EXPECT_GE(runs, 2);
+  return runs;
+}
+
+}  // namespace
+
+TEST(OnnxDeterminism, SameBitsOnEverySimdTargetThreadCountAndTheReference) {
+  maroon::onnx::Model model = maroon::onnx::load_bytes(cnn());
+  Tensor x = Tensor::from_vector(values(5 * 3 * 12 * 12, 10, 4.0f), {5, 3, 12, 12});
+  const SavedSettings saved;
+  maroon::set_backend("ref");
+  std::vector<uint8_t> want = model.run({x})[0].bytes();
+  ASSERT_EQ(want.size(), 5u * 10 * 4);
+  EXPECT_GE(expect_everywhere(model, x, want, 1), 2);
 }
 
 // The same model under FusedScope (its Conv and Gemm as REDUCE_MULACC, docs/spec.md §14): other
@@ -88,34 +102,13 @@ TEST(OnnxDeterminism, SameBitsOnEverySimdTargetThreadCountAndTheReference) {
 TEST(OnnxDeterminism, FusedProductsSameBitsEverywhereAndReplayed) {
   maroon::onnx::Model model = maroon::onnx::load_bytes(cnn());
   Tensor x = Tensor::from_vector(values(5 * 3 * 12 * 12, 10, 4.0f), {5, 3, 12, 12});
-  const std::string saved_simd = maroon::simd_target();
-  const int saved_threads = maroon::num_threads();
-  const maroon::Backend saved_backend = maroon::backend();
+  const SavedSettings saved;
   maroon::set_backend("ref");
   const std::vector<uint8_t> plain = model.run({x})[0].bytes();
-  std::vector<uint8_t> want;
-  {
-    maroon::FusedScope fused;
-    want = model.run({x})[0].bytes();
-  }
+  maroon::FusedScope fused;
+  const std::vector<uint8_t> want = model.run({x})[0].bytes();
   ASSERT_EQ(want.size(), plain.size());
   EXPECT_NE(want, plain) << "fusing the products changed no bit of this model";
-  maroon::set_backend("cpu");
-  maroon::FusedScope fused;
-  int runs = 0;
-  for (const std::string& target : maroon::available_simd_targets()) {
-    maroon::set_simd_target(target);
-    for (int threads : {1, 3}) {
-      maroon::set_num_threads(threads);
-      for (int run = 1; run <= 3; ++run) {
-        EXPECT_EQ(model.run({x})[0].bytes(), want) << target << ", " << threads << " thread(s), run " << run;
-        ++runs;
-      }
-    }
-  }
+  EXPECT_GE(expect_everywhere(model, x, want, 3), 6);
   EXPECT_GT(model.run_stats().replays, 0) << "no run replayed";
-  maroon::set_simd_target(saved_simd);
-  maroon::set_num_threads(saved_threads);
-  maroon::set_backend(saved_backend);
-  EXPECT_GE(runs, 6);
 }
