@@ -35,8 +35,9 @@ int check_fused(const std::string& what, const std::function<Tensor()>& build,
     const std::string where = what + " on " + target + " with " + std::to_string(threads) + " threads";
     if (cpu::gemm_fma_tiles()) {
       EXPECT_GT(t, tiles) << where << ": the fused tiles did not run";
-      if (path && (path_on.empty() || std::find(path_on.begin(), path_on.end(), target) != path_on.end()))
+      if (path && (path_on.empty() || std::find(path_on.begin(), path_on.end(), target) != path_on.end())) {
         EXPECT_GT(o, other) << where << ": did not " << path_name;
+      }
       on_tiles += t > tiles;
     } else {
       EXPECT_EQ(t, tiles) << where << ": fused tiles on a target without FMA";
