@@ -20,9 +20,9 @@ struct KeptMatmul {
   std::shared_ptr<const MatmulLayout> layout;
 
   bool matches(const Node& out, const Node& x, const Node& y) const {
-    return dtype == out.dtype && rnd == out.rnd && fused == (out.op == Op::REDUCE_MULACC) && xdtype == x.buffer->dtype && ydtype == y.buffer->dtype &&
-           out_shape == out.shape && kaxes == out.arg.ints && product_shape == out.src[0]->shape &&
-           xv == x.view && yv == y.view;
+    return dtype == out.dtype && rnd == out.rnd && fused == (out.op == Op::REDUCE_MULACC) &&
+           xdtype == x.buffer->dtype && ydtype == y.buffer->dtype && out_shape == out.shape &&
+           kaxes == out.arg.ints && product_shape == out.src[0]->shape && xv == x.view && yv == y.view;
   }
 };
 
