@@ -899,15 +899,13 @@ void PackF64(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) { P
 void BlockF32(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<float, false>(g, bp, t); }
 void BlockF64(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<double, false>(g, bp, t); }
 // The fused tiles exist only where the target has an FMA instruction; the planner asks
-// gemm_fma_tiles() first, so the others are never called.
+// fused_native_fma() (gemm_fused.h) first, so the others are never called.
 #if HWY_NATIVE_FMA
 void BlockF32Fma(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<float, true>(g, bp, t); }
 void BlockF64Fma(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<double, true>(g, bp, t); }
-bool FmaTiles() { return true; }
 #else
 void BlockF32Fma(const GemmArgs&, const void*, int64_t) { throw std::logic_error("fused tile on a target without FMA"); }
 void BlockF64Fma(const GemmArgs&, const void*, int64_t) { throw std::logic_error("fused tile on a target without FMA"); }
-bool FmaTiles() { return false; }
 #endif
 void SizesF32(int64_t M, int64_t N, int64_t* mr, int64_t* nr) { PanelSizes<float>(M, N, mr, nr); }
 void SizesF64(int64_t M, int64_t N, int64_t* mr, int64_t* nr) { PanelSizes<double>(M, N, mr, nr); }
@@ -923,9 +921,6 @@ HWY_EXPORT(BlockF32);
 HWY_EXPORT(BlockF64);
 HWY_EXPORT(BlockF32Fma);
 HWY_EXPORT(BlockF64Fma);
-HWY_EXPORT(FmaTiles);
-
-bool gemm_fma_tiles() { return HWY_DYNAMIC_DISPATCH(FmaTiles)(); }
 HWY_EXPORT(SizesF32);
 HWY_EXPORT(SizesF64);
 

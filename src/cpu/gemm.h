@@ -49,7 +49,7 @@ struct GemmArgs {
   // Whether the kernel may read a B panel in place (gemm_direct_panel) instead of packing it.
   bool direct_b;
   // REDUCE_MULACC (docs/spec.md §14): each step one FMA, rounded once, in the same k order from
-  // the same +0, by the same tiles, packing and epilogues. Only where gemm_fma_tiles().
+  // the same +0, by the same tiles, packing and epilogues. Only where fused_native_fma() (gemm_fused.h).
   bool fused = false;
   // Whether each task packs the B panels of columns in groups (gemm.cpp's PackBSpan: conv2d's
   // stride-2 or 8-wide columns) itself, a k block at a time, instead of gemm_pack_b packing them
@@ -124,9 +124,6 @@ int64_t gemm_row_a_panels();
 // Computes task `task` (batch-major, then row blocks, then column blocks) from the batch's B
 // panels; it packs its own rows of A.
 void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
-// Whether the dispatched target's tiles can run fused (GemmArgs::fused): it has an FMA
-// instruction. Elsewhere REDUCE_MULACC runs gemm_fused.h's exact software steps.
-bool gemm_fma_tiles();
 // How many tasks ran the fused tiles (gemm_task, gemm_direct), in this process (for the harness).
 int64_t gemm_fused_tile_tasks();
 // How many products narrower than 16 columns try_matmul computed transposed (for the harness).

@@ -134,7 +134,7 @@ bool Fits(const GemmArgs& g) {
 
 void TaskF32(const GemmArgs& g, int64_t t) { DirectTask<float, false>(g, t); }
 void TaskF64(const GemmArgs& g, int64_t t) { DirectTask<double, false>(g, t); }
-// The fused tiles (GemmArgs::fused) only where the target has an FMA instruction (gemm_fma_tiles).
+// The fused tiles (GemmArgs::fused) only where the target has an FMA instruction (fused_native_fma, gemm_fused.h).
 #if HWY_NATIVE_FMA
 void TaskF32Fma(const GemmArgs& g, int64_t t) { DirectTask<float, true>(g, t); }
 void TaskF64Fma(const GemmArgs& g, int64_t t) { DirectTask<double, true>(g, t); }

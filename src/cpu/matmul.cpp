@@ -6,6 +6,7 @@
 #include "cpu/epilogue.h"
 #include "cpu/gemm.h"
 #include "cpu/gemm_direct.h"
+#include "cpu/gemm_fused.h"
 #include "cpu/gemm_local.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_kept.h"
@@ -47,7 +48,7 @@ bool plan_fused_node(Node& out, MatmulPlan* planp) {
   const Node& x = *out.src[0];
   const Node& y = *out.src[1];
   if (out.arg.ints.empty() || !x.realized || !y.realized || x.dtype != out.dtype || y.dtype != out.dtype) return false;
-  if (!gemm_fma_tiles()) return false;
+  if (!fused_native_fma()) return false;  // SSE4, scalar: gemm_fused.h's software steps
   Shape s(x.shape.size());
   for (size_t d = 0; d < s.size(); ++d) s[d] = std::max(x.shape[d], y.shape[d]);
   if (numel(s) < 4096) return false;

@@ -66,7 +66,7 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
 // nodes from out's source down to the MUL's consumer, as try_matmul takes them); false if it is
 // not one or is small enough for the generic fold. May compute the MUL's elementwise sources.
 // A REDUCE_MULACC (its two realized sources broadcast to one shape, no chain) is planned the same
-// way, fused, where the target's tiles have an FMA (gemm_fma_tiles).
+// way, fused, where the target has an FMA instruction (fused_native_fma, gemm_fused.h).
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan);
 
 // How many operands' dense copies were laid out with the source's unit-step axis last (attention's

@@ -14,6 +14,7 @@
 #include "cpu/epilogue_pool.h"
 #include "cpu/gemm.h"
 #include "cpu/gemm_direct.h"
+#include "cpu/gemm_fused.h"
 #include "cpu/gemm_local.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -33,7 +34,7 @@ int check_fused(const std::string& what, const std::function<Tensor()>& build,
   check(what, build, [&](const std::string& target, int threads) {
     const int64_t t = cpu::gemm_fused_tile_tasks(), o = path ? path() : 0;
     const std::string where = what + " on " + target + " with " + std::to_string(threads) + " threads";
-    if (cpu::gemm_fma_tiles()) {
+    if (cpu::fused_native_fma()) {
       EXPECT_GT(t, tiles) << where << ": the fused tiles did not run";
       if (path && (path_on.empty() || std::find(path_on.begin(), path_on.end(), target) != path_on.end())) {
         EXPECT_GT(o, other) << where << ": did not " << path_name;
