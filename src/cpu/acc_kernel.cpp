@@ -93,23 +93,15 @@ HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
       break;                                                                                   \
   }
 
-#define MAROON_ACC_EACH1(STMT) \
-  do { [[maybe_unused]] auto& a = a0; [[maybe_unused]] auto& m = m0; [[maybe_unused]] const int o = 0; STMT; } while (0)
-#define MAROON_ACC_EACH4(STMT)                                                                   \
-  do { { [[maybe_unused]] auto& a = a0; [[maybe_unused]] auto& m = m0; [[maybe_unused]] const int o = 0; STMT; }  \
-       { [[maybe_unused]] auto& a = a1; [[maybe_unused]] auto& m = m1; [[maybe_unused]] const int o = L; STMT; }  \
-       { [[maybe_unused]] auto& a = a2; [[maybe_unused]] auto& m = m2; [[maybe_unused]] const int o = 2 * L; STMT; } \
-       { [[maybe_unused]] auto& a = a3; [[maybe_unused]] auto& m = m3; [[maybe_unused]] const int o = 3 * L; STMT; } } while (0)
-
-#define MAROON_ACC_EACH8(STMT)                                                                   \
-  do { { [[maybe_unused]] auto& a = a0; [[maybe_unused]] auto& m = m0; [[maybe_unused]] const int o = 0; STMT; }  \
-       { [[maybe_unused]] auto& a = a1; [[maybe_unused]] auto& m = m1; [[maybe_unused]] const int o = L; STMT; }  \
-       { [[maybe_unused]] auto& a = a2; [[maybe_unused]] auto& m = m2; [[maybe_unused]] const int o = 2 * L; STMT; } \
-       { [[maybe_unused]] auto& a = a3; [[maybe_unused]] auto& m = m3; [[maybe_unused]] const int o = 3 * L; STMT; } \
-       { [[maybe_unused]] auto& a = a4; [[maybe_unused]] auto& m = m4; [[maybe_unused]] const int o = 4 * L; STMT; } \
-       { [[maybe_unused]] auto& a = a5; [[maybe_unused]] auto& m = m5; [[maybe_unused]] const int o = 5 * L; STMT; } \
-       { [[maybe_unused]] auto& a = a6; [[maybe_unused]] auto& m = m6; [[maybe_unused]] const int o = 6 * L; STMT; } \
-       { [[maybe_unused]] auto& a = a7; [[maybe_unused]] auto& m = m7; [[maybe_unused]] const int o = 7 * L; STMT; } } while (0)
+// STMT on vector k of the group: `a` its running value, `m` its mask, `o` its offset.
+#define MAROON_ACC_LANE(k, STMT) \
+  { [[maybe_unused]] auto& a = a##k; [[maybe_unused]] auto& m = m##k; [[maybe_unused]] const int o = (k) * L; STMT; }
+#define MAROON_ACC_EACH1(STMT) do MAROON_ACC_LANE(0, STMT) while (0)
+#define MAROON_ACC_EACH4(STMT) \
+  do { MAROON_ACC_LANE(0, STMT) MAROON_ACC_LANE(1, STMT) MAROON_ACC_LANE(2, STMT) MAROON_ACC_LANE(3, STMT) } while (0)
+#define MAROON_ACC_EACH8(STMT)                                                                             \
+  do { MAROON_ACC_LANE(0, STMT) MAROON_ACC_LANE(1, STMT) MAROON_ACC_LANE(2, STMT) MAROON_ACC_LANE(3, STMT) \
+       MAROON_ACC_LANE(4, STMT) MAROON_ACC_LANE(5, STMT) MAROON_ACC_LANE(6, STMT) MAROON_ACC_LANE(7, STMT) } while (0)
 
 // G vectors a pass (4, or 1 for vectors so wide that four would run past the kTilePad elements
 // of slack tiles and direct leaves have).
@@ -158,6 +150,7 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
 #undef MAROON_ACC_EACH1
 #undef MAROON_ACC_EACH4
 #undef MAROON_ACC_EACH8
+#undef MAROON_ACC_LANE
 
 template <class T>
 HWY_INLINE void AccT(const AccStep* steps, int nsteps, const void* const* leaves, void* const* outs, void* po, int n) {
