@@ -102,5 +102,33 @@ TEST(CpuBackend, MatmulLayoutIsNeverReusedAcrossAChangedField) {
   }
 }
 
+// A layout of more offsets than the small layouts' bound (a convolution's: every output position
+// in rowA and rowC) is kept as well, and a product that differs from it in a stride never finds it.
+TEST(CpuBackend, LargeMatmulLayoutIsStoredAndGivesTheFreshBits) {
+  auto data = [](uint64_t seed, int64_t rows, int64_t cols) {
+    Gen g(seed);
+    std::vector<uint64_t> v(static_cast<size_t>(rows * cols));
+    for (auto& x : v) x = encode(fmt(DType::Float32), (g.next() % 2049) / 1024.0 - 1);
+    return tensor_of_bits(v, {rows, cols}, DType::Float32);
+  };
+  const std::function<Tensor()> base = [&] { return layout_matmul(data(1, 20000, 5), data(2, 5, 8)); };
+  const std::function<Tensor()> strided = [&] {
+    return layout_matmul(data(1, 20000, 6).shrink({{0, 20000}, {0, 5}}), data(2, 5, 8));
+  };
+  for (const auto* build : {&base, &strided}) {
+    const std::vector<uint8_t> want = bits_on(Backend::Ref, *build);
+    cpu::clear_matmul_layouts();
+    const std::vector<uint8_t> fresh = bits_on(Backend::Cpu, *build);
+    ASSERT_EQ(cpu::matmul_layout_hits(), 0);
+    EXPECT_EQ(bits_on(Backend::Cpu, *build), fresh);
+    EXPECT_EQ(cpu::matmul_layout_hits(), 1) << "the second run found its 40,000-offset layout";
+    EXPECT_EQ(fresh, want);
+  }
+  cpu::clear_matmul_layouts();
+  bits_on(Backend::Cpu, base);
+  EXPECT_EQ(bits_on(Backend::Cpu, strided), bits_on(Backend::Ref, strided));
+  EXPECT_EQ(cpu::matmul_layout_hits(), 0) << "another row stride is another layout";
+}
+
 }  // namespace
 }  // namespace maroon::test
