@@ -23,6 +23,7 @@ int eval(const EvalOptions& o, const Context& ctx) {
   auto model = models::model_from_state(state, "'" + o.weights + "'");
   // The dataset: --dataset, else the one the run record beside the weights names, else mnist.
   std::string dataset = o.dataset.empty() ? "mnist" : o.dataset;
+  bool fused = false;  // the products as the run beside the weights computed them (train --fused)
   std::string rec = record_path_for(o.weights);
   struct stat st {};
   if (rec != o.weights && ::stat(rec.c_str(), &st) == 0) {  // stat: a FIFO named like a record must not block
@@ -35,9 +36,12 @@ int eval(const EvalOptions& o, const Context& ctx) {
       throw FormatError("[eval] '" + o.weights + "' does not match the run record beside it ('" + rec +
                         "'): its sha256 is " + digest + ", the record says " + r.outputs[0].sha256 +
                         " (a changed or corrupted file)");
-    if (o.dataset.empty()) dataset = config_of(r.job, "run record '" + rec + "'").dataset;
+    const RunConfig cfg = config_of(r.job, "run record '" + rec + "'");
+    if (o.dataset.empty()) dataset = cfg.dataset;
+    fused = cfg.fused;
   }
   data::Mnist ds = load_dataset(dataset, o.data.dir);
+  const FusedScope products(fused);
   int64_t c = test_correct(*model, ds.test);
   std::string acc = percent(c, ds.test.n);
   nlohmann::ordered_json j = {{"weights", o.weights}, {"model", model->kind()},  {"dataset", dataset},

@@ -74,6 +74,7 @@ MnistProgram::MnistProgram(const RunConfig& cfg, const data::Split& train, const
 }
 
 models::StepResult MnistProgram::step(int64_t k) {
+  const FusedScope products(cfg_.fused);  // the graphs built below (and captured by TinyJit)
   if (sampler_.position() != k - 1)
     throw Error("[train] internal: step " + std::to_string(k) + " after " + std::to_string(sampler_.position()));
   if ((k - 1) % steps_per_epoch() == 0) {
@@ -119,6 +120,7 @@ verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::Mnis
               {"batch", std::to_string(cfg.batch)}, {"seed", std::to_string(cfg.seed)},
               {"steps", std::to_string(cfg.max_steps)}, {"lr", num(cfg.lr)}, {"lr_decay", num(cfg.lr_decay)}};
   if (cfg.shards > 1) j.config["shards"] = std::to_string(cfg.shards);
+  if (cfg.fused) j.config["products"] = "fused";
   for (const char* f : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                         "t10k-labels-idx1-ubyte"}) {
     // Absolute: a record's relative paths are relative to the record, and --data or
@@ -127,6 +129,7 @@ verify::Job mnist_job(const RunConfig& cfg, const std::string& dir, models::Mnis
     j.data.push_back({f, path, verify::hex(verify::file_digest(path, "[train] data"))});
   }
   TrainingScope eval(false);  // BatchNorm in training mode would update its statistics
+  const FusedScope products(cfg.fused);  // the architecture as the job computes it
   std::vector<uint8_t> zeros(static_cast<size_t>(cfg.batch * 784));
   Tensor logits = model(models::images_to_input(zeros.data(), cfg.batch));
   j.arch_sha256 = verify::hex(verify::graph_digest({logits}, model.state_dict()));
@@ -164,7 +167,13 @@ RunConfig config_of(const verify::Job& job, const std::string& what) {
   bool sharded = job.config.count("shards") > 0;
   if (sharded && ((c.shards = integer("shards")) < 2 || c.shards > c.batch))
     throw FormatError(what + ": job.config.shards \"" + get("shards") + "\" must be between 2 and the batch size");
-  if (job.config.size() != 8u + sharded) throw FormatError(what + ": job.config has keys this command does not know");
+  // "products" is there only for a fused job (train --fused).
+  const bool fused = job.config.count("products") > 0;
+  if (fused && get("products") != "fused")
+    throw FormatError(what + ": job.config.products \"" + get("products") + "\" is not \"fused\"");
+  c.fused = fused;
+  if (job.config.size() != 8u + sharded + fused)
+    throw FormatError(what + ": job.config has keys this command does not know");
   return c;
 }
 

@@ -22,6 +22,11 @@ struct RunConfig {
   int64_t shards = 1;     // the data-parallel step's shards (maroon/dist.h); 1: one batch
   double lr = 1e-3;
   double lr_decay = 0.5;  // epoch e (0-based) trains with lr * lr_decay^e
+  // Products (linear layers, convolutions, and so their gradients) as REDUCE_MULACC, one FMA a
+  // step (docs/spec.md §14, train --fused): other bits than the default's, as defined, the same
+  // on every machine. The job's config says so ("products": "fused"), so verify, resume, bisect
+  // and trace run the job the same way; a default job's config (and digests) are unchanged.
+  bool fused = false;
 };
 
 // The data directory for a dataset: `override` if not empty, else $MAROON_DATA_DIR/<name>, else
@@ -43,6 +48,7 @@ class MnistProgram {
   int64_t steps_per_epoch() const { return sampler_.batches_per_epoch(); }
   int64_t total_steps() const { return total_; }
   int64_t shards() const { return cfg_.shards; }
+  bool fused() const { return cfg_.fused; }
   models::StepResult step(int64_t k);  // step k (1-based)
   models::MnistModel& model() { return *model_; }
   void set_jit(bool on) { step_->set_jit(on); }  // models::TrainStep::set_jit

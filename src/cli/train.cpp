@@ -22,7 +22,7 @@ struct TrainOptions {
   std::string task = "mnist", dataset, model = "mlp", out, resume_from, perturb;
   int64_t epochs = 1, batch = 0, seed = 0, steps = 0, checkpoint_every = 0, log_every = 50, shards = 1;
   double lr = 1e-3, lr_decay = 0.5, timeout = 600;
-  bool no_eval = false, resume = false, no_jit = false;
+  bool no_eval = false, resume = false, no_jit = false, fused = false;
   DataOptions data;
 };
 
@@ -40,6 +40,7 @@ RunConfig config(const TrainOptions& o) {
   cfg.lr_decay = o.lr_decay;
   cfg.max_steps = o.steps;
   cfg.shards = o.shards;
+  cfg.fused = o.fused;
   return cfg;
 }
 
@@ -90,6 +91,7 @@ std::string train_loop(const Loop& l) {
     std::string text = line;
     if (l.eval) {  // evaluation is not training: the clock stops for it
       l.progress.pause();
+      const FusedScope products(l.cfg.fused);  // the test set's products as the run's
       int64_t c = test_correct(l.prog.model(), l.ds.test);
       l.progress.resume();
       last_test = percent(c, l.ds.test.n);
@@ -113,6 +115,7 @@ void report(const Context& ctx, const verify::RunRecord& rec, double seconds, in
                               {"run_record", record_path},
                               {"steps", rec.steps},
                               {"shards", prog.shards()},
+                              {"products", prog.fused() ? "fused" : "unfused"},
                               {"test_accuracy", nullptr},
                               {"seconds_per_epoch", std::round(per_epoch * 1000) / 1000},
                               {"train_seconds", std::round(seconds * 1000) / 1000},
@@ -129,6 +132,7 @@ void report(const Context& ctx, const verify::RunRecord& rec, double seconds, in
   std::snprintf(b, sizeof b, "time per epoch     %.1f s (training steps only%s; %.1f s for %lld steps)\n", per_epoch,
                 steps_run % prog.steps_per_epoch() ? ", extrapolated" : "", seconds, static_cast<long long>(steps_run));
   text += b;
+  if (prog.fused()) text += "products           fused (REDUCE_MULACC, docs/spec.md §14)\n";
   text += "weights sha256     " + weights + "\nloss trace sha256  " + trace + "\nmerkle root        " +
           verify::hex(rec.merkle_root) + "\n";
   ctx.result(j, text);
@@ -174,11 +178,11 @@ int train_ranks(const TrainOptions& o, const Context& ctx, const RunConfig& cfg,
   if (cfg.shards > 1 || ranks > 1)
     std::snprintf(dp, sizeof dp, ", %lld shards on %d rank(s)", static_cast<long long>(cfg.shards), ranks);
   quiet.log("maroon train: %s, %s model, %lld epoch(s) of %lld steps (batch %lld%s), %lld steps, seed %lld, Adam lr "
-            "%s, %d thread(s), %s",
+            "%s, %d thread(s), %s%s",
             cfg.dataset.c_str(), cfg.model.c_str(), static_cast<long long>(cfg.epochs),
             static_cast<long long>(prog.steps_per_epoch()), static_cast<long long>(cfg.batch), dp,
             static_cast<long long>(prog.total_steps()), static_cast<long long>(cfg.seed), lr, num_threads(),
-            simd_target().c_str());
+            simd_target().c_str(), cfg.fused ? ", fused products" : "");
   int64_t first = 0;
   if (run) {
     run->begin();
@@ -253,6 +257,9 @@ Runner declare_train(CLI::App& app) {
       ->type_name("K")
       ->capture_default_str();
   app.add_flag("--no-eval", o->no_eval, "skip the test-set evaluation after each epoch");
+  app.add_flag("--fused", o->fused, "products (layers, convolutions and their gradients) as fused multiply-adds, "
+               "one rounding a step (REDUCE_MULACC, docs/spec.md §14): other bits than the default's, the same on "
+               "every machine, faster where the CPU has FMA; the run record says so, so verify and resume follow");
   app.add_option("--shards", o->shards, "cut each batch into S shards summed in a fixed order (docs/dist.md): "
                  "the same bits on any number of MPI ranks up to S (mpirun -np R maroon train ...)")
       ->check(integer_at_least(1))

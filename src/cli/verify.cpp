@@ -21,7 +21,7 @@ struct VerifyOptions {
 };
 
 // The claimed test accuracy against the weights file's, measured now.
-void check_accuracy(const verify::RunRecord& rec, const std::string& path, const data::Mnist& ds,
+void check_accuracy(const verify::RunRecord& rec, const std::string& path, const data::Mnist& ds, bool fused,
                     verify::VerifyReport& rep) {
   auto claim = rec.claims.find("test_accuracy");
   if (claim == rec.claims.end() || rec.outputs.empty()) {
@@ -30,6 +30,7 @@ void check_accuracy(const verify::RunRecord& rec, const std::string& path, const
   }
   std::string weights = verify::resolve(path, rec.outputs.at(0).path);
   auto model = models::model_from_state(nn::safe_load(weights), "'" + weights + "'");
+  const FusedScope products(fused);  // as the run measured it (train --fused)
   std::string got = percent(test_correct(*model, ds.test), ds.test.n);
   if (got != claim->second) rep.findings.push_back({path, "claims.test_accuracy (re-measured)", -1, claim->second, got});
 }
@@ -52,7 +53,7 @@ int run_verify(const VerifyOptions& o, const Context& ctx) {
   vo.extra_files = o.files;
   if (o.run != path) vo.extra_files.push_back(o.run);  // the weights file named instead of the record
   verify::VerifyReport rep = verify::verify_run(rec, path, &program, vo);
-  if (o.accuracy) check_accuracy(rec, path, ds, rep);
+  if (o.accuracy) check_accuracy(rec, path, ds, cfg.fused, rep);
   nlohmann::ordered_json found = nlohmann::ordered_json::array();
   std::string text;
   for (const verify::Finding& f : rep.findings) {
