@@ -37,11 +37,12 @@ def timed(argv, env_extra):
     return body, int(tail.strip()) / 1024
 
 
-def maroon_train(model, threads, steps, batch):
+def maroon_train(model, threads, steps, batch, fused=False):
     def go():
         out, rss = timed([ARGS.maroon, "train", "mnist", "--model", model,
                           "--batch", str(batch), "--threads", str(threads), "--steps", str(steps), "--no-eval",
-                          "--quiet", "--json", "--out", os.path.join(TMP, "peers.safetensors")], {})
+                          "--quiet", "--json", "--out", os.path.join(TMP, "peers.safetensors")]
+                         + (["--fused"] if fused else []), {})
         return json.loads(out)["train_seconds"], rss
     return go
 
@@ -72,6 +73,10 @@ def works(a):
     for t in (1, 2):
         rows.append((f"{mlp}, {t} thread{'s' if t > 1 else ''}", "s",
                      {"maroon": maroon_train("mlp", t, s, 128), "torch": torch_train("mlp", t, s, 128)}))
+    # The same with `maroon train --fused` (REDUCE_MULACC products: other defined bits, at FMA speed).
+    for t in (1, 2):
+        rows.append((f"{mlp}, {t} thread{'s' if t > 1 else ''}, Maroon `--fused`", "s",
+                     {"maroon": maroon_train("mlp", t, s, 128, fused=True), "torch": torch_train("mlp", t, s, 128)}))
     if cs:
         rows.append((f"{cnn}, 2 threads", "s",
                      {"maroon": maroon_train("cnn", 2, cs, 512), "torch": torch_train("cnn", 2, cs, 512)}))
