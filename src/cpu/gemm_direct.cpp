@@ -40,19 +40,21 @@ HWY_BEFORE_NAMESPACE();
 namespace maroon::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The tile: about 24 sums where there are 32 vector registers (6 rows by 4 vectors, as the
-// packed kernel's 6 x 4; 8 by 3, 12 by 2, 16 by 1 for narrower panels), 4 rows by 2 vectors or 8
-// by 1 where there are 16. A panel of one vector (attention's p @ v per head: 16 columns) ran
-// 6 rows: six sums, fewer than an FMA's latency times its two ports keeps busy, and nine loads
-// (six broadcasts, B, two k offsets) per six steps; 16 rows load 17 per 16 steps.
+// The tile: 6 rows by up to 4 vectors where there are 32 vector registers (24 sums, as the
+// packed kernel's 6 x 4), 4 by up to 2 where there are 16. A narrower tile (fewer vectors) takes
+// the last columns when they are fewer than a full tile's. A panel of one vector on the wide
+// targets (attention's p @ v per head: 16 columns on AVX-512) ran 6 rows: six sums, fewer than an
+// FMA's latency times its two ports keeps busy; it runs 8 (measured 6, 8, 12 and 16: 12 and 16
+// rows kept their row pointers in vector registers and ran slower than 6). Other widths keep 6
+// rows (unmeasured otherwise).
 #if MAROON_GEMM_WIDE_TILES
 constexpr int kDirectNV = 4;
-constexpr int DirectRows(int nv) { return nv == 1 ? 8 : nv == 2 ? 12 : nv == 3 ? 8 : 6; }
+constexpr int DirectRows(int nv) { return nv == 1 ? 8 : 6; }
 #else
 constexpr int kDirectNV = 2;
-constexpr int DirectRows(int nv) { return nv == 1 ? 8 : 4; }
+constexpr int DirectRows(int) { return 4; }
 #endif
-constexpr int kDirectMaxRows = 16;  // the most rows of any tile
+constexpr int kDirectMaxRows = 8;  // the most rows of any tile
 
 // One register tile of R rows by NV vectors over all K: rows a[0..R) of A (a row's k-th element
 // at a[r] + kA[k]), NV vectors of adjacent columns of B from b (row k at b + kB[k]), into c[r]
@@ -61,7 +63,7 @@ constexpr int kDirectMaxRows = 16;  // the most rows of any tile
 // be arrays); rows past R and columns past NV are never computed (if constexpr) and the compiler
 // drops their registers.
 #define MAROON_DROWS(X) \
-  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define MAROON_DCOLS(Y, r) Y(r, 0) Y(r, 1) Y(r, 2) Y(r, 3)
 #define MAROON_DON(r, j) if constexpr ((r) < R && (j) < NV)
 #define MAROON_DPTR(r) [[maybe_unused]] const T* const a##r = (r) < R ? a[(r) < R ? (r) : 0] : nullptr;
@@ -147,15 +149,15 @@ void DirectTask(const GemmArgs& g, const KSteps& steps, int64_t task) {
   const T* const A = static_cast<const T*>(g.A) + g.batchA[box.b];
   const T* const B = static_cast<const T*>(g.B) + g.batchB[box.b];
   T* const C = static_cast<T*>(g.C) + g.batchC[box.b];
-  HWY_ALIGN T tile[24 * (HWY_MAX_BYTES / sizeof(T))];  // the largest tile: 24 vectors (6 x 4 .. 16 x 1)
+  HWY_ALIGN T tile[24 * (HWY_MAX_BYTES / sizeof(T))];  // the largest tile: 24 vectors (6 x 4)
   thread_local std::unique_ptr<uint64_t[]> pmem;
   thread_local size_t pcap = 0;
   bool packed_any = false, tall = false;
   for (int64_t j = 0; j < box.nc; j += NR) {
     const int64_t w = std::min(NR, box.nc - j);
     const int64_t nv = w / L;
-    const int64_t R = nv == 1 ? DirectRows(1) : nv == 2 ? DirectRows(2) : nv == 3 ? DirectRows(3) : DirectRows(4);
-    tall |= nv < kDirectNV;
+    const int64_t R = DirectRows(static_cast<int>(nv));
+    tall |= R > DirectRows(kDirectNV);
     const int64_t* colC = g.colC + box.j0 + j;
     const int64_t* colB = g.colB + box.j0 + j;
     const bool cols_adjacent = adjacent(colC, w);

@@ -24,7 +24,7 @@ void run_direct_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const E
 // How many products ran this way in this process (the harness checks that its cases did).
 int64_t gemm_direct_runs();
 // How many tasks packed a B panel of columns a stride apart, and how many ran a panel of fewer
-// vectors than the widest tile by a tile of more rows (16 x 1 on AVX-512: p @ v per head), in
+// vectors than the widest tile by a tile of more rows (8 x 1 on AVX-512: p @ v per head), in
 // this process (for the harness).
 int64_t gemm_direct_packed_tasks();
 int64_t gemm_direct_tall_tasks();
