@@ -522,12 +522,31 @@ struct Run::Impl {
   void resume();
 };
 
+namespace {
+// What first differs between a recorded job and this run's, for the refusal's message: a config
+// key (train --fused's "products", a learning rate), else the name, the architecture or the data.
+std::string job_difference(const Job& old, const Job& now) {
+  auto value = [](const std::map<std::string, std::string>& c, const std::string& k) {
+    auto it = c.find(k);
+    return it == c.end() ? std::string("(none)") : "\"" + it->second + "\"";
+  };
+  std::map<std::string, std::string> keys = old.config;
+  keys.insert(now.config.begin(), now.config.end());
+  for (const auto& [k, v] : keys)
+    if (value(old.config, k) != value(now.config, k))
+      return "job.config." + k + " is " + value(old.config, k) + " there, " + value(now.config, k) + " here";
+  if (old.name != now.name) return "job.name is \"" + old.name + "\" there, \"" + now.name + "\" here";
+  if (old.arch_sha256 != now.arch_sha256) return "job.arch_sha256 differs";
+  return "job.data differs";
+}
+}  // namespace
+
 void Run::Impl::resume() {
   const std::string rec_path = o.resume_record.empty() ? o.record : o.resume_record;
   RunRecord old = read_record(rec_path);
   if (old.job.digest() != job_digest)
     throw FormatError("[run] cannot resume from '" + rec_path + "': its job_sha256 is " + hex(old.job.digest()) +
-                      ", this run's job is " + hex(job_digest));
+                      ", this run's job is " + hex(job_digest) + " (" + job_difference(old.job, job) + ")");
   if (old.steps != o.steps || old.checkpoint_every != o.checkpoint_every)
     throw FormatError("[run] cannot resume from '" + rec_path + "': it has " + std::to_string(old.steps) +
                       " steps with a checkpoint every " + std::to_string(old.checkpoint_every) + ", this run " +
