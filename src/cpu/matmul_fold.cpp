@@ -198,6 +198,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
                t ? colT.data() : rowT.data(), t ? rowT.data() : colT.data(),
                t ? plan.batchB.data() : plan.batchA.data(), t ? plan.batchA.data() : plan.batchB.data(), &zero,
                0, 1, 0, false};
+    g.fused = plan.fused;  // a REDUCE_MULACC's product (plan_fused_node): the FMA tiles
     g.tasks_m = (g.M + kGemmMC - 1) / kGemmMC;
     g.span = g.N;
     int64_t mr, nr;

@@ -28,13 +28,21 @@ std::string describe(const Conv& c, DType d, Round r) {
 
 // The input and weight gradients of sum(conv2d(x, w) * g): g is the output gradient as drawn.
 // `special` puts infinities into w and a NaN into g (an inf - inf in the fold, a NaN term).
-Tensor gradients(const Conv& c, DType d, Round r, bool special) {
+// With `fused` (FusedScope: conv2d and, by its gradient rule, both gradients as REDUCE_MULACC),
+// x and w are near-one values over 3 (full mantissas: products round, so an FMA chain and a
+// multiply-then-add give other bits and a fold over the wrong tiles would show).
+Tensor gradients(const Conv& c, DType d, Round r, bool special, bool fused = false) {
   Gen gen(c.cin * 131 + c.cout * 7 + c.h + c.kh);
   const sf::Format f = fmt(d);
   std::vector<uint64_t> xv = near_one(gen, c.n * c.cin * c.h * c.w, f);
   std::vector<uint64_t> wv = near_one(gen, c.cout * (c.cin / c.groups) * c.kh * c.kw, f);
   Tensor x = tensor_of_bits(xv, {c.n, c.cin, c.h, c.w}, d);
   Tensor w = tensor_of_bits(wv, {c.cout, c.cin / c.groups, c.kh, c.kw}, d);
+  if (fused) {
+    const Tensor three = Tensor::full({}, 3.0, d);
+    x = x.div(three).realized_leaf(), w = w.div(three).realized_leaf();
+  }
+  const FusedScope products(fused);
   RoundingScope scope(r);
   Tensor y = x.conv2d(w, std::nullopt, c.groups, c.stride, c.dilation, c.padding);
   std::vector<uint64_t> gv = near_one(gen, static_cast<size_t>(numel(y.shape())), f);
@@ -102,6 +110,26 @@ TEST(CpuConvGradients, EqualTheReferenceOnEveryTargetAndThreadCount) {
             [&] { return gradients(c, DType::Float32, r, true); });
   std::printf("conv2d gradients: %d cases, %d backend runs equal to the reference, %lld folded\n", cases,
               g_runs - runs_before, static_cast<long long>(cpu::matmul_fold_runs() - folds_before));
+}
+
+// Under FusedScope the input gradient's product is a REDUCE_MULACC: folded onto the image tile by
+// tile too (the fused tiles), not written out as the whole window tensor first.
+TEST(CpuConvGradients, FusedInputGradientFoldedOnEveryTarget) {
+  const std::vector<Conv> convs{
+      {"mnist layer 2", 1, 32, 32, 24, 24, 5, 5, {1}, {1}, {0}},
+      {"padded", 3, 5, 7, 9, 11, 3, 3, {1}, {1}, {1}},
+      {"stride 2 padded", 2, 4, 8, 11, 11, 5, 5, {2}, {1}, {2}},
+      {"dilation 2", 2, 4, 6, 12, 10, 3, 2, {1}, {2}, {0}},
+  };
+  for (const Conv& c : convs)
+    for (Round r : {Round::NearestEven, Round::Down}) {
+      const int64_t folds = cpu::matmul_fold_runs();
+      check(describe(c, DType::Float32, r) + " fused", [&] { return gradients(c, DType::Float32, r, false, true); });
+      // Folded wherever the target has an FMA instruction (the fused tiles); this host's best does.
+      EXPECT_GT(cpu::matmul_fold_runs(), folds) << describe(c, DType::Float32, r) << " fused was not folded";
+    }
+  check(describe(convs[1], DType::Float32, Round::NearestEven) + " fused, with inf and NaN",
+        [&] { return gradients(convs[1], DType::Float32, Round::NearestEven, true, true); });
 }
 
 // The first layer's weight gradient over a batch large enough (32 channels by 25 positions,

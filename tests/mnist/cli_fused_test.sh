@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `maroon train --fused` (issue 18): the products as REDUCE_MULACC (docs/spec.md §14). The same
-# weights on 1 and 2 threads, on the SSE4 target (the software FMA steps) and on the reference
-# executor; other weights than the default products'; the run record says so ("products":
+# weights on 1 and 2 threads, on the SSE4 target (the software FMA steps), on the reference
+# executor, and for the CNN; other weights than the default products'; the run record says so ("products":
 # "fused" in job.config), so verify replays the fused steps, a resume must ask for them too, and a
 # record with another value is refused by name.
 # usage: cli_fused_test.sh MAROON_BINARY SOURCE_DIR
@@ -28,14 +28,12 @@ train() {  # train NAME [ENV...] -- [OPTIONS...]: 20 steps of the MLP at batch 1
 
 train f1 MAROON_THREADS=1 -- --fused
 train f2 MAROON_THREADS=2 -- --fused
-train sse MAROON_THREADS=2 MAROON_SIMD=sse4 -- --fused
 train d1 MAROON_THREADS=1 --
 fused=$(json "$tmp/f1.json" weights_sha256)
 echo "fused weights $fused, default $(json "$tmp/d1.json" weights_sha256)"
 [ "$(json "$tmp/f1.json" products)" = fused ] || fail "train --fused's JSON does not say products: fused"
 [ "$(json "$tmp/d1.json" products)" = unfused ] || fail "train's JSON does not say products: unfused"
 [ "$(json "$tmp/f2.json" weights_sha256)" = "$fused" ] || fail "fused weights differ between 1 and 2 threads"
-[ "$(json "$tmp/sse.json" weights_sha256)" = "$fused" ] || fail "fused weights differ on sse4 (software FMA steps)"
 [ "$(json "$tmp/f2.json" merkle_root)" = "$(json "$tmp/f1.json" merkle_root)" ] || fail "fused merkle roots differ"
 [ "$(json "$tmp/d1.json" weights_sha256)" != "$fused" ] || fail "--fused gave the default products' weights"
 /usr/bin/python3 -c '
@@ -44,13 +42,25 @@ assert json.load(open(sys.argv[1]))["job"]["config"].get("products") == "fused"
 assert "products" not in json.load(open(sys.argv[2]))["job"]["config"]' "$tmp/f1.run.json" "$tmp/d1.run.json" ||
   fail "job.config.products: fused only in the fused record"
 
-# The reference executor computes the same fused steps (fewer, smaller: it is slow).
-for b in ref cpu; do
-  MAROON_BACKEND=$b "$maroon" train mnist --model mlp --batch 16 --steps 3 --fused --no-eval --json \
-    --out "$tmp/$b.safetensors" --data "$src/data/mnist" >"$tmp/$b.json" 2>"$tmp/$b.err" || fail "train on $b"
-done
-[ "$(json "$tmp/ref.json" weights_sha256)" = "$(json "$tmp/cpu.json" weights_sha256)" ] ||
-  fail "fused training on the reference executor and the CPU backend differ"
+# The reference executor and SSE4 (no FMA instruction: gemm_fused.h's software steps) compute the
+# same fused steps (fewer, smaller: both are slow, SSE4 ~2.7 s a step at batch 128).
+for b in "MAROON_BACKEND=ref" "MAROON_SIMD=sse4" "MAROON_BACKEND=cpu"; do
+  env $b "$maroon" train mnist --model mlp --batch 16 --steps 3 --fused --no-eval --json \
+    --out "$tmp/small.safetensors" --data "$src/data/mnist" 2>"$tmp/small.err" | grep weights_sha256 || fail "train, $b"
+done >"$tmp/small.txt"
+[ "$(sort -u "$tmp/small.txt" | wc -l)" = 1 ] && [ "$(wc -l <"$tmp/small.txt")" = 3 ] ||
+  fail "fused training on the reference executor, SSE4 and AVX-512 differ: $(cat "$tmp/small.txt")"
+
+# The CNN (fused convolutions and their gradients: the input gradient folded by the fused tiles,
+# src/cpu/matmul_fold.cpp): the same weights on 1 and 2 threads and on AVX2, 2 steps at batch 64.
+# (Not on SSE4: without an FMA instruction the fused products take gemm_fused.h's software steps,
+# a minute for these two steps; tests/cpu/conv_grad_test.cpp checks every target's bits.)
+for e in "MAROON_THREADS=1" "MAROON_THREADS=2" "MAROON_THREADS=2 MAROON_SIMD=avx2"; do
+  env $e "$maroon" train mnist --model cnn --batch 64 --steps 2 --fused --no-eval --json \
+    --out "$tmp/cnn.safetensors" --data "$src/data/mnist" 2>/dev/null | grep weights_sha256
+done >"$tmp/cnn.txt" || fail "fused CNN training"
+[ "$(sort -u "$tmp/cnn.txt" | wc -l)" = 1 ] && [ "$(wc -l <"$tmp/cnn.txt")" = 3 ] ||
+  fail "fused CNN weights differ between threads or targets: $(cat "$tmp/cnn.txt")"
 
 # verify replays the fused steps (on 2 threads): every state commitment the same.
 out=$(MAROON_THREADS=2 "$maroon" verify "$tmp/f1.run.json" --data "$src/data/mnist" 2>&1)
