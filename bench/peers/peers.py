@@ -80,6 +80,8 @@ def works(a):
     if cs:
         rows.append((f"{cnn}, 2 threads", "s",
                      {"maroon": maroon_train("cnn", 2, cs, 512), "torch": torch_train("cnn", 2, cs, 512)}))
+        rows.append((f"{cnn}, 2 threads, Maroon `--fused`", "s",
+                     {"maroon": maroon_train("cnn", 2, cs, 512, fused=True), "torch": torch_train("cnn", 2, cs, 512)}))
     for w, label, unit in (("smallop", "`((a+b)*a).sum()` on 16 floats from Python, per call", "us"),
                            ("tonumpy", "`.numpy()` of a realized 64 MiB float32 tensor", "ms"),
                            ("fromnumpy", "`Tensor(ndarray)` of 64 MiB float32, realized", "ms"),
