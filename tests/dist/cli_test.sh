@@ -45,6 +45,21 @@ rc=$?
 "$maroon" trace "$tmp/three.run.json" --step 2 --out "$tmp/t2.json" >/dev/null 2>"$tmp/t2.err" && [ -s "$tmp/t2.json" ] ||
   fail "trace of a sharded step: $(cat "$tmp/t2.err")"
 
+# train --fused over 2 ranks: the fused products (the job's "products") on every rank, the one
+# process's weights, and verify and bisect replay them.
+"$maroon" "${train[@]}" --shards 2 --fused --out "$tmp/f1.safetensors" >"$tmp/f1.out" 2>/dev/null || fail "fused, one process"
+timeout 300 "$mpirun" --oversubscribe -np 2 "$maroon" "${train[@]}" --shards 2 --fused --out "$tmp/f2.safetensors" \
+  >"$tmp/f2.out" 2>"$tmp/f2.err" || fail "fused, 2 ranks: $(cat "$tmp/f2.err")"
+a=$(field "weights sha256" "$tmp/f1.out") b=$(field "weights sha256" "$tmp/f2.out")
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "fused weights: one process $a, 2 ranks $b"
+"$maroon" "${train[@]}" --shards 2 --out "$tmp/u1.safetensors" >"$tmp/u1.out" 2>/dev/null
+[ "$(field "weights sha256" "$tmp/u1.out")" != "$a" ] || fail "--fused over shards gave the default products' weights"
+grep -q '"products": "fused"' "$tmp/f2.run.json" || fail "the 2-rank fused record lacks job.config.products"
+"$maroon" verify "$tmp/f2.run.json" >"$tmp/fv.out" && grep -q "^verified: .* 4 steps replayed" "$tmp/fv.out" ||
+  fail "verify of the fused 2-rank run: $(cat "$tmp/fv.out")"
+"$maroon" bisect "$tmp/f1.run.json" "$tmp/f2.run.json" >"$tmp/fb.out" 2>&1 ||
+  fail "bisect of the fused runs: $(cat "$tmp/fb.out")"
+
 # One shard is the plain step: the same digests as without --shards.
 "$maroon" "${train[@]}" --out "$tmp/plain.safetensors" >"$tmp/plain.out" 2>/dev/null
 "$maroon" "${train[@]}" --shards 1 --out "$tmp/s1.safetensors" >"$tmp/s1.out" 2>/dev/null
