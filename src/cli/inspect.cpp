@@ -36,9 +36,11 @@ int eval(const EvalOptions& o, const Context& ctx) {
       throw FormatError("[eval] '" + o.weights + "' does not match the run record beside it ('" + rec +
                         "'): its sha256 is " + digest + ", the record says " + r.outputs[0].sha256 +
                         " (a changed or corrupted file)");
-    const RunConfig cfg = config_of(r.job, "run record '" + rec + "'");
-    if (o.dataset.empty()) dataset = cfg.dataset;
-    fused = cfg.fused;
+    if (o.dataset.empty()) dataset = config_of(r.job, "run record '" + rec + "'").dataset;
+    // Read directly: with --dataset the record may be another program's (maroon.verify.Run),
+    // whose job config config_of would refuse.
+    auto products = r.job.config.find("products");
+    fused = products != r.job.config.end() && products->second == "fused";
   }
   data::Mnist ds = load_dataset(dataset, o.data.dir);
   const FusedScope products(fused);
