@@ -8,10 +8,7 @@
 set -uo pipefail
 mpirun=$1 maroon=$2 src=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MAROON_THREADS=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli_lib.sh"  # tmp, fail, json, finish
 field() { awk -v k="$1" 'index($0, k) == 1 { print $NF }' "$2"; }
 [ -f "$src/data/mnist/train-images-idx3-ubyte" ] || { echo "FAIL: no MNIST: run bash tools/fetch_mnist.sh"; exit 1; }
 train=(train mnist --steps 4 --batch 32 --no-eval --checkpoint-every 2)
@@ -103,5 +100,4 @@ interrupted() {
 interrupted KILL "exited on signal 9"
 interrupted STOP "waited 5 s for the other ranks"
 
-[ $failures -eq 0 ] && echo "dist cli: all passed" || echo "dist cli: $failures failure(s)"
-exit $((failures > 0))
+finish "dist cli"

@@ -8,10 +8,7 @@ set -uo pipefail
 maroon=$1
 infer_c=$2
 src=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli_lib.sh"  # tmp, fail, json, finish
 stored() { awk -v k="$1" '$1 == k { print $2 }' "$src/tests/infer/digests.txt"; }
 digest_of() { "$maroon" -q infer "$@" | awk '/^inference digest/ { print $3 }'; }
 t10k="$src/data/mnist/t10k-images-idx3-ubyte"
@@ -66,5 +63,4 @@ head -c 100 "$tmp/mlp.safetensors" > "$tmp/cut.safetensors"
 expect_error "cut.safetensors" "$tmp/cut.safetensors" -i "$tmp/x.raw"
 expect_error "missing.npy" "$tmp/mlp.safetensors" -i "$tmp/missing.npy"
 
-[ $failures -eq 0 ] && echo "cli_infer_test: all checks passed" || echo "cli_infer_test: $failures failure(s)"
-exit $((failures > 0))
+finish "cli_infer_test"

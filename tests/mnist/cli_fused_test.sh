@@ -8,11 +8,7 @@
 set -uo pipefail
 maroon=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-json() { /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli_lib.sh"  # tmp, fail, json, finish
 
 [ -f "$src/data/mnist/train-images-idx3-ubyte" ] || { echo "FAIL: no MNIST: run bash tools/fetch_mnist.sh"; exit 1; }
 train() {  # train NAME [ENV...] -- [OPTIONS...]: 20 steps of the MLP at batch 128, JSON into NAME.json
@@ -88,5 +84,4 @@ err=$("$maroon" verify "$tmp/bad.run.json" --data "$src/data/mnist" 2>&1 >/dev/n
 rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q 'job.config.products "fast" is not "fused"' || fail "bad products: rc $rc: $err"
 
-[ $failures -eq 0 ] && echo "cli_fused_test: all passed" || echo "cli_fused_test: $failures failure(s)"
-exit $((failures > 0))
+finish "cli_fused_test"

@@ -7,10 +7,7 @@
 set -uo pipefail
 maroon=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli_lib.sh"  # tmp, fail, json, finish
 stored() { awk -v k="$1" '$1 == k { print $2 }' "$src/tests/mnist/digests.txt"; }
 field() { awk -v k="$1" 'index($0, k) == 1 { print $NF }'; }
 
@@ -206,5 +203,4 @@ else
   fail "no Fashion-MNIST: run bash tools/fetch_mnist.sh"
 fi
 
-[ $failures -eq 0 ] && echo "cli_test: all checks passed" || echo "cli_test: $failures failure(s)"
-exit $((failures > 0))
+finish "cli_test"

@@ -6,10 +6,7 @@
 set -uo pipefail
 maroon=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli_lib.sh"  # tmp, fail, json, finish
 field() { awk -v k="$1" 'index($0, k) == 1 { print $NF }'; }
 flip() {  # flip FILE OFFSET-FROM-END: one bit
   /usr/bin/python3 -c '
@@ -105,5 +102,4 @@ err=$("$maroon" bisect "$tmp/a.run.json" "$tmp/o.run.json" 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q "not runs of the same job: job.config.batch is \"32\" and \"64\"" ||
   fail "bisect of two jobs: rc $rc: $err"
 
-[ $failures -eq 0 ] && echo "cli_test: all checks passed" || echo "cli_test: $failures failure(s)"
-exit $((failures > 0))
+finish "cli_test"
