@@ -191,6 +191,9 @@ int train_ranks(const TrainOptions& o, const Context& ctx, const RunConfig& cfg,
   }
   Progress progress(prog.total_steps(), prog.steps_per_epoch(), cfg.epochs, cfg.batch, o.log_every, quiet.quiet);
   std::string acc = train_loop({prog, run ? &*run : nullptr, first, ds, cfg, !o.no_eval && rank == 0, progress});
+  // The clock stops once every step's state is committed: the hasher may still be a few states
+  // behind the loop (verify/run.cpp), and a run is not done before its commitments are.
+  if (run) run->commitments();
   double seconds = progress.elapsed();
   if (rank != 0) return kOk;
   nn::safe_save(prog.model().state_dict(), out);
