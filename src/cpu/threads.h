@@ -21,7 +21,7 @@ void set_hw_round(Round r);
 // joins regions (the caller runs those alone meanwhile). Why: Run (src/verify) hashes each
 // committed state while training goes on; on a machine with no core beyond the pool's, a hashing
 // thread of its own preempts a worker inside a region and the caller waits for it
-// (docs/performance.md, "Threads on a shared machine"). Returns false and installs nothing when
+// (docs/performance/threads.md). Returns false and installs nothing when
 // the pool has no worker (num_threads() is 1) or another piece function is installed.
 enum class IdleWork { kNone, kMore, kUrgent };
 bool set_idle_work(std::function<IdleWork()> piece);

@@ -1,7 +1,7 @@
 // Repeated runs of one model without rebuilding its graph: the ONNX runner's TinyJit.
 //
 // A model run builds one node per operator and plans every kernel again, ~5 ms a run of the
-// transformer benchmark on the calling thread (docs/performance.md). Replays keeps, per input
+// transformer benchmark on the calling thread (docs/performance/onnx-kernels.md). Replays keeps, per input
 // signature (each input's shape and dtype, and what else decides the graph: the backend, the
 // rounding mode, FusedScope, the SIMD target), a JitCapture of the model's run: the first run with
 // a signature runs plainly, the second is captured, later ones replay the captured plans on the

@@ -18,7 +18,7 @@ int usable_cores();
 // cores to itself (a third thread on two cores preempts a pool worker inside a region), but next
 // to a busy process the OS shares the cores per runnable thread, and a hashing thread of its own
 // wins the process a larger share (2 of 3 runnable threads on 2 cores instead of 3 of 4, measured
-// in docs/performance.md). The pool's workers spin between regions, so a process alone gets
+// in docs/performance/threads.md). The pool's workers spin between regions, so a process alone gets
 // about `cores` seconds a second whichever thread hashes; one beside a busy process clearly less.
 class CpuShare {
  public:
