@@ -185,7 +185,10 @@ struct RunOptions {
   // With `background`: evict each state's cache lines once hashed, so that the loop's stores to
   // those buffers, a step later, need not take the lines from the hasher's core first (at 1
   // thread on a 2-vCPU EPYC: 1.02-1.05x the plain step's time on the loop's thread instead of
-  // 1.15-1.24x; docs/verify.md §11). Caches only: the commitments are the same either way.
+  // 1.15-1.24x; docs/verify.md §11). Only where it helps: not where every core the process may
+  // run on shares one last-level cache (sysfs), where a flush sends to memory the lines the loop
+  // would have had from that cache (docs/performance/threads.md). Caches only: the commitments
+  // are the same either way.
   bool evict = true;
   // With `background`: who hashes. Auto: the thread pool's first worker in its idle time (and the
   // loop when it falls behind) where the pool's threads leave no core free, i.e. num_threads() + 1

@@ -39,6 +39,7 @@
 #include "io/files.h"
 #include "maroon/backend.h"
 #include "verify/digest.h"
+#include "verify/evict.h"
 #include "verify/hashing.h"
 #include "verify/sha256_ni.h"
 #include "verify/state.h"
@@ -157,8 +158,9 @@ struct Run::Impl {
       throw Error("[run] internal: state " + std::to_string(s) + " committed out of order");
   }
   // On the worker, the state leaves the caches once read (evict.cpp: the loop writes these
-  // buffers again a step later, and would otherwise first take every line from this core).
-  bool evicting(int64_t s) const { return o.background && o.evict && !checkpoint_due(s); }
+  // buffers again a step later, and would otherwise first take every line from this core),
+  // unless the cores share their last cache (eviction_helps()).
+  bool evicting(int64_t s) const { return o.background && o.evict && eviction_helps() && !checkpoint_due(s); }
 
   // The worker's part of a commit: the commitment, the checkpoint file and the partial record.
   void process(Pending& pending) {
