@@ -61,7 +61,7 @@ struct GemmArgs {
 // place (conv2d's 3x3 windows on 16- and 32-wide images: the 8 x 3 tile), blocks of equal size
 // of at most 320: the ResNet's K of 144 and 288 are one block, where blocks of 128 left one of
 // 16 or 32 (a store and a reload of every tile for a few steps), and its 576 two. With FMA steps
-// the tile's loop is short enough for that to show (measured in docs/performance.md); packed
+// the tile's loop is short enough for that to show (measured in docs/performance/onnx-kernels.md); packed
 // panels keep 128 (their B panel stays in L1: larger blocks measured up to 16% slower), and so
 // do the unfused tiles. Blocking never changes a bit.
 inline int64_t gemm_kc(const GemmArgs& g, bool all_in_place) {
