@@ -61,6 +61,11 @@ uint64_t& exp2_scalar_lanes() {
   return n;
 }
 
+uint64_t& exp2_rn_calls() {
+  thread_local uint64_t n = 0;
+  return n;
+}
+
 MathFn fast_math(Op op, DType in, DType out) {
   if (op == Op::EXP2 && in == DType::Float32 && out == DType::Float32) return exp2_f32;
   return nullptr;
