@@ -107,7 +107,8 @@ HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
     case AccOp::Out: EACH(hn::StoreU(a, d, static_cast<T*>(outs[st.slot]) + i + o)); break;    \
     case AccOp::Exp2:                                                                          \
       if constexpr (std::is_same_v<T, float> && kExp2InRegisters) { /* AVX-512: on registers */ \
-        EACH(a = Exp2InRegisters(a, *e2c));                                                    \
+        EACH(a = Exp2InRegisters(a, e2c));                                                     \
+        ran_exp2 = true;                                                                       \
       } else if constexpr (std::is_same_v<T, float>) { /* the vectors through memory and back */ \
         EACH(hn::Store(a, d, x2 + o));                                                         \
         AccExp2(x2, e2, G * L);                                                                \
@@ -140,12 +141,8 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
   HWY_ALIGN T x2[kMax];
   HWY_ALIGN U e2[kMax];
   (void)x2, (void)e2, (void)du;
-  const Exp2Consts* e2c = nullptr;  // fetched for a program with an EXP2 step only
-  if constexpr (kExp2InRegisters && std::is_same_v<T, float>) {
-    for (int s = 0; s < nsteps && !e2c; ++s)
-      if (steps[s].op == AccOp::Exp2) e2c = &exp2_consts();
-    if (e2c) ++exp2_rn_calls();  // here: a call in the loop would spill the held vectors
-  }
+  const Exp2Consts& e2c = exp2_consts();  // a static's guard: no scan of the steps for EXP2
+  [[maybe_unused]] bool ran_exp2 = false;  // counted after the loop: a call in it would spill the held vectors
   const auto zero = hn::Zero(d);
   for (int i = i0; i < n; i += G * L) {
     auto a0 = zero;
@@ -173,6 +170,9 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
     } else {
       MAROON_ACC_EACH1(hn::StoreU(a, d, out + i + o));
     }
+  }
+  if constexpr (kExp2InRegisters && std::is_same_v<T, float>) {
+    if (ran_exp2) ++exp2_rn_calls();
   }
 }
 #undef MAROON_ACC_STEP
