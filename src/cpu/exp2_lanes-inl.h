@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu/fast_math.h"  // exp2_scalar_lanes
+#include "cpu/fast_math.h"  // exp2_scalar_lanes, exp2_rn_calls
 #include "hwy/highway.h"
 #include "math/internal.h"
 #include "math/math.h"
@@ -59,6 +59,125 @@ struct Exp2Table<hn::Simd<double, 8, 0>> {
   }
 };
 #endif
+
+#if HWY_TARGET == HWY_AVX3
+// AVX-512, round-to-nearest only (the tile kernel's nearest mode, the chain and accumulator
+// steps, softmax): sixteen binary32 lanes a call, with a cheaper evaluation than src/math's and
+// a wider acceptance window, so its bits rest on an error bound alone (docs/math.md, "The SIMD
+// exp2 of the CPU backend", step 5). Per double lane: n = round(128x) read from the low bits of
+// t = 128x + M (M = 1.5*2^52 + 1023*128, its low 7 bits zero, so t's low 7 bits are n mod 128
+// and bits 7-18 are the biased exponent 1023 + floor(n/128): the permutes and 2^k read t's bits
+// with no integer arithmetic), r = x - n/128 (exact, |r| <= 2^-8; held as 128x - n, the
+// coefficients scaled by powers of two to match), T[j] = T[16a] * T[b] as in Exp2Table, and
+// p = r (c1 + r (c2 + r c3)), the Taylor polynomial of 2^r - 1 to degree 3 on src/math's
+// coefficients (instead of degree 5). Error of y = (T + T p) 2^k against 2^x:
+// truncation |r ln2|^4 / 24 * 2^|r| < 2.2455e-12 (relative to 2^r > 0.9973: < 2.2516e-12), the
+// polynomial's roundings and coefficients < 0.03u, the table product 3.0001u, T*p 0.003u, the
+// sum u (u = 2^-53): below 2.2521e-12 = 20285u relative, so y is within 20286 double ulps of 2^x
+// (an ulp of y exceeds u*y). The test accepts y when no binary32 midpoint lies within
+// kExp2RnWindow = 2^15 ulps of it: then 2^x and y round alike (no midpoint between them; past a
+// power of two the nearest midpoint is 2^27 ulps away), and the conversion rounds y to nearest-
+// even (the library's FPU state). About 2^-13 of ordinary lanes fail it and go to math::exp2.
+// The domain: -125 < x < 127 (2^x a normal binary32; all of it, zeros, subnormals and tiny |x|
+// included, where n = 0, r = x and y is 1 + p rounded: the bound holds on the whole domain, and
+// x = +-0 gives y = 1 exactly) or x < -150 (-inf included), which is clamped to -151: y =
+// 2^-151 exactly (r = 0, T[0] = 1), which the test accepts and the conversion rounds to +0, the
+// scalar function's result there. NaN fails both compares. maroon-exp2-exhaustive checks every
+// binary32 input (2026-12-04: all 2^32 in nearest-even, 0 mismatches on every x86 target).
+constexpr int32_t kExp2RnWindow = 1 << 15;
+// Every constant as a whole vector, read by the instructions as memory operands: held in
+// registers they were rebuilt by broadcasts (the accumulator kernel's eight held vectors leave
+// too few registers), a port-5 instruction each.
+struct alignas(64) Exp2RnData {
+  double hi[8];   // T[16a], a < 8
+  double lo[16];  // T[b], b < 16
+  double c1[8], c2[8], c3[8];  // src/math's ln2^i / i! times 2^(-7i), for 128 r
+  double magic[8], x128[8];
+  int32_t wadd[16], wmask[16], wmin[16], evens[16];
+  float above[16], below[16], tiny[16], clamp[16];
+};
+HWY_INLINE const Exp2RnData& exp2_rn_data() {
+  static const Exp2RnData data = [] {
+    const math::detail::Exp2FastData& c = math::detail::exp2_fast_data();
+    Exp2RnData v{};
+    for (int a = 0; a < 8; ++a) v.hi[a] = c.table[16 * a];
+    for (int b = 0; b < 16; ++b) v.lo[b] = c.table[b];
+    for (int i = 0; i < 8; ++i) {
+      v.c1[i] = c.c[1] * 0x1p-7;  // exact scalings, so p is the same double as from r
+      v.c2[i] = c.c[2] * 0x1p-14;
+      v.c3[i] = c.c[3] * 0x1p-21;
+      v.magic[i] = 0x1.8p52 + 1023.0 * 128.0;
+      v.x128[i] = 128.0;
+    }
+    for (int i = 0; i < 16; ++i) {
+      v.wadd[i] = kExp2RnWindow - (1 << 28);
+      v.wmask[i] = (1 << 29) - 1;
+      v.wmin[i] = 2 * kExp2RnWindow;
+      v.evens[i] = 2 * i;
+      v.above[i] = -125.0f;
+      v.below[i] = 127.0f;
+      v.tiny[i] = -150.0f;
+      v.clamp[i] = -151.0f;
+    }
+    return v;
+  }();
+  return data;
+}
+
+// Eight lanes of Exp2Rn16: x widened -> y, 2^x within 20286 double ulps.
+HWY_INLINE __m512d Exp2Rn8(__m512d x, const Exp2RnData& c) {
+  const __m512d magic = _mm512_load_pd(c.magic);
+  const __m512d x128 = _mm512_mul_pd(x, _mm512_load_pd(c.x128));  // exact
+  const __m512d t = _mm512_add_pd(x128, magic);
+  const __m512i tb = _mm512_castpd_si512(t);
+  const __m512d r = _mm512_sub_pd(x128, _mm512_sub_pd(t, magic));  // 128 r, exact
+  const __m512d h = _mm512_permutexvar_pd(_mm512_srli_epi64(tb, 4), _mm512_load_pd(c.hi));
+  const __m512d l = _mm512_permutex2var_pd(_mm512_load_pd(c.lo), tb, _mm512_load_pd(c.lo + 8));
+  const __m512d tj = _mm512_mul_pd(h, l);
+  const __m512d scale = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_srli_epi64(tb, 7), 52));
+  __m512d p = _mm512_mul_pd(r, _mm512_load_pd(c.c3));
+  p = _mm512_mul_pd(r, _mm512_add_pd(_mm512_load_pd(c.c2), p));
+  p = _mm512_mul_pd(r, _mm512_add_pd(_mm512_load_pd(c.c1), p));
+  return _mm512_mul_pd(_mm512_add_pd(tj, _mm512_mul_pd(tj, p)), scale);
+}
+
+// Sixteen binary32 lanes x -> exp2(x) rounded to nearest; *ok marks the lanes that are final.
+HWY_INLINE __m512 Exp2Rn16(__m512 x, const Exp2RnData& c, __mmask16* ok) {
+  const __mmask16 in = _mm512_cmp_ps_mask(x, _mm512_load_ps(c.above), _CMP_GT_OQ) &
+                       _mm512_cmp_ps_mask(x, _mm512_load_ps(c.below), _CMP_LT_OQ);
+  const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_load_ps(c.tiny), _CMP_LT_OQ);
+  const __m512 xc = _mm512_max_ps(x, _mm512_load_ps(c.clamp));
+  const __m512d y0 = Exp2Rn8(_mm512_cvtps_pd(_mm512_castps512_ps256(xc)), c);
+  const __m512d y1 = Exp2Rn8(_mm512_cvtps_pd(_mm512_extractf32x8_ps(xc, 1)), c);
+  // The test on the sixteen low words at once (the 29 bits it reads are in each lane's low
+  // half): |low - 2^28| > W, i.e. (low + W - 2^28) mod 2^29 > 2W, as round_fast's test.
+  const __m512i low = _mm512_permutex2var_epi32(_mm512_castpd_si512(y0), _mm512_load_si512(c.evens),
+                                                _mm512_castpd_si512(y1));
+  const __m512i w = _mm512_and_si512(_mm512_add_epi32(low, _mm512_load_si512(c.wadd)), _mm512_load_si512(c.wmask));
+  *ok = static_cast<__mmask16>((in | tiny) & _mm512_cmpgt_epi32_mask(w, _mm512_load_si512(c.wmin)));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(y0)), _mm512_cvtpd_ps(y1), 1);
+}
+
+// The lanes of y that `ok` leaves out, from math::exp2 (cold: about one call in 500).
+HWY_NOINLINE inline __m512 Exp2RnFix(__m512 x, __m512 y, __mmask16 ok) {
+  alignas(64) uint32_t xs[16], ys[16];
+  _mm512_store_ps(xs, x);
+  _mm512_store_ps(ys, y);
+  for (int l = 0; l < 16; ++l) {
+    if (ok >> l & 1) continue;
+    ys[l] = static_cast<uint32_t>(math::exp2(sf::kF32, xs[l], Round::NearestEven));
+    ++exp2_scalar_lanes();
+  }
+  return _mm512_load_ps(ys);
+}
+
+// A whole vector's exp2 rounded to nearest, every lane final (including lanes a caller ignores).
+HWY_INLINE __m512 Exp2RnVec(__m512 x, const Exp2RnData& c) {
+  __mmask16 ok;
+  const __m512 y = Exp2Rn16(x, c, &ok);
+  return HWY_LIKELY(ok == 0xFFFF) ? y : Exp2RnFix(x, y, ok);
+}
+#endif  // HWY_TARGET == HWY_AVX3
 
 // Lanes of one double vector: x (binary32 values widened) -> exp2(x) rounded in r. In
 // round-to-nearest the value y itself, which the caller's DemoteTo rounds; in the directed modes
@@ -144,6 +263,27 @@ HWY_INLINE void Exp2Span(const float* a, uint32_t* o, int n, Round r) {
   const hn::Rebind<float, decltype(d)> df;
   const hn::RebindToUnsigned<decltype(d)> du;
   const hn::Rebind<uint32_t, decltype(d)> du32;
+#if HWY_TARGET == HWY_AVX3
+  if (r == Round::NearestEven) {  // sixteen lanes a step (Exp2Rn16): reads and writes up to 15 past n
+    const Exp2RnData& rc = exp2_rn_data();
+    ++exp2_rn_calls();
+    for (int i = 0; i < n; i += 16) {
+      const __m512 x = _mm512_loadu_ps(a + i);
+      __mmask16 ok;
+      const __m512 y = Exp2Rn16(x, rc, &ok);
+      _mm512_storeu_ps(o + i, y);
+      if (HWY_LIKELY(ok == 0xFFFF)) continue;
+      for (int l = 0; l < 16 && i + l < n; ++l) {
+        if (ok >> l & 1) continue;
+        uint32_t xb;
+        std::memcpy(&xb, a + i + l, 4);
+        o[i + l] = static_cast<uint32_t>(math::exp2(sf::kF32, xb, r));
+        ++exp2_scalar_lanes();
+      }
+    }
+    return;
+  }
+#endif
   const int L = static_cast<int>(hn::Lanes(d));
   const math::detail::Exp2FastData& c = math::detail::exp2_fast_data();
   const Exp2Table<hn::ScalableTag<double>> table(d, c);

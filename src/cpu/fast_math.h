@@ -30,4 +30,9 @@ MathFn2 fast_math2(Op op, DType in, DType out);
 // tile kernel and chain steps alike (the tests check which arguments the lanes finish).
 uint64_t& exp2_scalar_lanes();
 
+// Per thread: calls of AVX-512's round-to-nearest exp2 (exp2_lanes-inl.h, Exp2Rn16) by a kernel:
+// the tile kernel's nearest mode, a chain's or accumulator's pass with an EXP2 step, a softmax
+// group. Tests check that the path ran on AVX-512 (and on no other target).
+uint64_t& exp2_rn_calls();
+
 }  // namespace maroon::cpu

@@ -38,6 +38,10 @@ HWY_NOINLINE void SoftmaxRows(const float* x, float* out, int64_t rows, int n, u
   const auto vneg = hn::Set(d, neg), vscale = hn::Set(d, scale);
   HWY_ALIGN float lane[hn::MaxLanes(d)];
   const int full = n - n % G;
+#if HWY_TARGET == HWY_AVX3
+  const Exp2RnData& rc = exp2_rn_data();
+  ++exp2_rn_calls();
+#endif
   for (int64_t r0 = 0; r0 < rows; r0 += G) {
     const int g = static_cast<int>(std::min<int64_t>(G, rows - r0));
     const float* xr = x + r0 * n;
@@ -48,9 +52,22 @@ HWY_NOINLINE void SoftmaxRows(const float* x, float* out, int64_t rows, int n, u
       const float* xt = xr + static_cast<int64_t>(t) * n;
       const float mt = lane[t];
       const auto vm = hn::Set(d, mt);
+#if HWY_TARGET == HWY_AVX3
+      // The whole vectors' exp2 on registers (Exp2RnVec: correctly rounded, so the same bits),
+      // the tail through tb as below.
+      uint32_t* et = eb + static_cast<int64_t>(t) * stride;
+      for (int j = 0; j < full; j += G)
+        hn::StoreU(hn::Vec512<float>{Exp2RnVec(hn::Mul(hn::Add(hn::LoadU(d, xt + j), vm), vscale).raw, rc)}, d,
+                   reinterpret_cast<float*>(et + j));
+      if (full < n) {
+        for (int j = full; j < n; ++j) tb[j] = (xt[j] + mt) * scale;
+        Exp2Span(tb + full, et + full, n - full, Round::NearestEven);
+      }
+#else
       for (int j = 0; j < full; j += G) hn::StoreU(hn::Mul(hn::Add(hn::LoadU(d, xt + j), vm), vscale), d, tb + j);
       for (int j = full; j < n; ++j) tb[j] = (xt[j] + mt) * scale;
       Exp2Span(tb, eb + static_cast<int64_t>(t) * stride, n, Round::NearestEven);
+#endif
     }
     const auto s = hn::BitCast(d, FoldRows(du, eb, stride, n, g, hn::Zero(du), [d, du](auto a, auto v) {
       return hn::BitCast(du, hn::Add(hn::BitCast(d, a), hn::BitCast(d, v)));
