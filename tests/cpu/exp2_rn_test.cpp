@@ -154,7 +154,9 @@ TEST(Exp2Rn, SoftmaxAndGeluEqualTheReference) {
   }
   on_avx512("gelu", [&] { return (near_one_tensor(DType::Float32, {33, 65}, 2103, true) * 12.0).gelu("none"); });
   const std::vector<std::string> t = available_simd_targets();
-  if (std::find(t.begin(), t.end(), "avx512") != t.end()) EXPECT_EQ(checked, 10);
+  if (std::find(t.begin(), t.end(), "avx512") != t.end()) {
+    EXPECT_EQ(checked, 10);
+  }
 }
 
 }  // namespace
