@@ -270,16 +270,11 @@ HWY_INLINE void Exp2Span(const float* a, uint32_t* o, int n, Round r) {
     for (int i = 0; i < n; i += 16) {
       const __m512 x = _mm512_loadu_ps(a + i);
       __mmask16 ok;
-      const __m512 y = Exp2Rn16(x, rc, &ok);
+      __m512 y = Exp2Rn16(x, rc, &ok);
+      // Lanes past n count as done: whatever the slack holds never reaches the scalar function.
+      if (n - i < 16) ok |= static_cast<__mmask16>(0xFFFFu << (n - i));
+      if (HWY_UNLIKELY(ok != 0xFFFF)) y = Exp2RnFix(x, y, ok);
       _mm512_storeu_ps(o + i, y);
-      if (HWY_LIKELY(ok == 0xFFFF)) continue;
-      for (int l = 0; l < 16 && i + l < n; ++l) {
-        if (ok >> l & 1) continue;
-        uint32_t xb;
-        std::memcpy(&xb, a + i + l, 4);
-        o[i + l] = static_cast<uint32_t>(math::exp2(sf::kF32, xb, r));
-        ++exp2_scalar_lanes();
-      }
     }
     return;
   }

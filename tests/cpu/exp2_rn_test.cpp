@@ -106,6 +106,32 @@ TEST(Exp2Rn, EveryKernelEqualsTheScalarFunctionAndTheAvx512PathRuns) {
   std::printf("exp2 rn: %zu inputs x 3 kernels, AVX-512 checked %d times\n", in.size(), avx512);
 }
 
+// Spans whose length is not a whole number of vectors, with a lane that must go to the scalar
+// function (a subnormal result) at every position up to the last one below n: each is finished,
+// and nothing past n is asked of the scalar function (the slack holds NaNs).
+TEST(Exp2Rn, SpanTailsFinishTheirLastLanes) {
+  const cpu::MathFn fn = cpu::fast_math(Op::EXP2, DType::Float32, DType::Float32);
+  const uint32_t ordinary = bits_of(-3.25f), slow = bits_of(-140.5f);
+  const std::string before = simd_target();
+  for (const std::string& target : available_simd_targets()) {
+    set_simd_target(target);
+    for (int n = 1; n <= 40; ++n)
+      for (int at = 0; at < n; ++at) {
+        std::vector<uint32_t> a(n + cpu::kTilePad, 0x7FC00000u), out(n + cpu::kTilePad, 0xDEADBEEFu);
+        for (int i = 0; i < n; ++i) a[i] = i == at ? slow : ordinary;
+        const uint64_t fallback = cpu::exp2_scalar_lanes();
+        fn(a.data(), out.data(), n, Round::NearestEven);
+        for (int i = 0; i < n; ++i)
+          ASSERT_EQ(out[i], static_cast<uint32_t>(math::exp2(sf::kF32, a[i], Round::NearestEven)))
+              << target << " n " << n << " lane " << i << " (the slow one at " << at << ")";
+        if (target == "avx512") {
+          EXPECT_EQ(cpu::exp2_scalar_lanes() - fallback, 1u) << "n " << n << " slow lane at " << at;
+        }
+      }
+  }
+  set_simd_target(before);
+}
+
 // Ordinary arguments (no NaN, none at the domain's edges) are finished on registers: fewer than
 // one lane in 2000 goes to the scalar function on AVX-512 (the window's rate is about 2^-13).
 TEST(Exp2Rn, OrdinaryLanesRarelyFallBack) {
