@@ -78,7 +78,11 @@ bool parse_cpu_list(const std::string& text, std::vector<int>* out) {
       size_t used = 0;
       const int lo = std::stoi(part.substr(0, dash), &used);
       if (used != (dash == std::string::npos ? part.size() : dash)) return false;
-      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+      int hi = lo;
+      if (dash != std::string::npos) {
+        hi = std::stoi(part.substr(dash + 1), &used);
+        if (used != part.size() - dash - 1) return false;
+      }
       if (lo < 0 || hi < lo || hi - lo > 65536) return false;
       for (int c = lo; c <= hi; ++c) out->push_back(c);
     } catch (const std::exception&) {

@@ -58,6 +58,9 @@ TEST(VerifyEvictRule, UnreadableOrMalformedKeepsEviction) {
   EXPECT_FALSE(share_last_level_cache(root, {0, 1}));  // no cpu0 at all
   cpu_caches(root, 0, {{"1", "0"}, {"3", "0-x"}});
   EXPECT_FALSE(share_last_level_cache(root, {0, 1}));
+  const std::string suffix = verifytest::scratch("evict_rule_suffix");
+  cpu_caches(suffix, 0, {{"3", "0-1x"}});
+  EXPECT_FALSE(share_last_level_cache(suffix, {0, 1}));
   const std::string empty = verifytest::scratch("evict_rule_empty");
   cpu_caches(empty, 0, {{"3", ""}});
   EXPECT_FALSE(share_last_level_cache(empty, {0, 1}));
