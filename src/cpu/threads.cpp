@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/interrupt.h"
+#include "cpu/spin_policy.h"
 #include "maroon/backend.h"
 
 namespace maroon::cpu {
@@ -43,7 +44,9 @@ class RoundRestore {
 // costs about as much as one of them. (Yielding the core while polling, after a few microseconds
 // of spinning, measured slower beside a busy process: 2 threads 4.3-5.2 s against 1.6-4.3 s for
 // 60 MLP steps, the yielding worker losing its core to the other process.)
-constexpr auto kSpin = std::chrono::microseconds(100);
+constexpr auto kSpin = SpinPolicy::kShort;  // the worker may go on to kLong (spin_policy.h)
+
+std::atomic<int64_t> g_long_spins{0};
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -250,22 +253,33 @@ class Pool {
   }
 
   // Spins until a new region (true), or until kSpin has passed with neither a region nor idle
-  // work (false). The idler runs pieces of idle work meanwhile: while they are urgent, before
-  // it looks for a region; else one piece at most between two looks.
+  // work (false); to SpinPolicy::kLong instead while nothing else has wanted this worker's core
+  // lately (spin_policy.h). The idler runs pieces of idle work meanwhile: while they are urgent,
+  // before it looks for a region; else one piece at most between two looks.
   template <class F>
-  bool wait_for_region(F fresh, bool idler) {
-    auto until = std::chrono::steady_clock::now() + kSpin;
+  bool wait_for_region(F fresh, bool idler, SpinPolicy& policy) {
+    auto start = std::chrono::steady_clock::now();
+    auto until = start + kSpin;
+    bool extended = false;
     for (int i = 1;; ++i) {
       const bool due = idler && idle_due();
       if (!(due && idle_urgent_) && fresh()) return true;
       if (due) {
         run_idle_piece();
         cpu_relax();  // the piece may only have found the work taken (another thread's)
-        until = std::chrono::steady_clock::now() + kSpin;
+        start = std::chrono::steady_clock::now();
+        until = start + kSpin;
+        extended = false;
         continue;
       }
       cpu_relax();
-      if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return false;
+      if (i % 64 != 0) continue;
+      const auto now = std::chrono::steady_clock::now();
+      if (now <= until) continue;
+      if (extended || !policy.spin_long(now)) return false;
+      extended = true;
+      g_long_spins.fetch_add(1, std::memory_order_relaxed);
+      until = start + SpinPolicy::kLong;
     }
   }
 
@@ -275,9 +289,10 @@ class Pool {
     std::fenv_t own;
     std::fegetenv(&own);
     const bool idler = id == 0;  // the one worker that takes idle work
+    SpinPolicy policy;
     auto fresh = [&] { return (state_.load(std::memory_order_acquire) & ~(kGen - 1)) != seen; };
     while (true) {
-      if (!wait_for_region(fresh, idler)) {
+      if (!wait_for_region(fresh, idler, policy)) {
         std::unique_lock<std::mutex> g(mu_);
         sleepers_.fetch_add(1, std::memory_order_relaxed);
         cv_.wait(g, [&] { return fresh() || (idler && idle_due()); });
@@ -329,6 +344,8 @@ bool set_idle_work(std::function<IdleWork()> piece) {
 }
 
 void clear_idle_work() { Pool::get().clear_idle(); }
+
+int64_t long_spins() { return g_long_spins.load(std::memory_order_relaxed); }
 
 void idle_work_ready() { Pool::get().idle_ready(); }
 

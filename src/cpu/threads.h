@@ -30,4 +30,8 @@ void clear_idle_work();
 // There is new idle work: a worker that found none, or sleeps, takes it up.
 void idle_work_ready();
 
+// Tests only: how many times a pool worker went on spinning past the short spin (spin_policy.h)
+// since the process started.
+int64_t long_spins();
+
 }  // namespace maroon::cpu

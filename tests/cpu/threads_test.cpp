@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #include <cfenv>
 #include <chrono>
 #include <thread>
 #include <vector>
 
+#include "cpu/spin_policy.h"
 #include "cpu/threads.h"
 #include "maroon/backend.h"
 
@@ -44,7 +48,8 @@ void run_regions(int threads, int regions, int pause_every) {
       ASSERT_EQ(runs[t].load(), 1) << "region " << i << " task " << t;
       ASSERT_EQ(mode[t], modes[i % 4]) << "region " << i << " task " << t;
     }
-    if (pause_every && i % pause_every == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    // Past even the workers' long spin (cpu/spin_policy.h), so that they block and are woken.
+    if (pause_every && i % pause_every == 0) std::this_thread::sleep_for(std::chrono::microseconds(1500));
   }
   EXPECT_EQ(std::fegetround(), FE_TONEAREST);  // the caller's mode comes back
 }
@@ -160,6 +165,81 @@ TEST(ThreadPool, IdleWorkWakesASleepingWorkerAndClearWaitsForThePiece) {
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(calls.load(), after);
   run_regions(2, 100, 0);  // the pool still runs regions
+}
+
+// The spin policy on a fake count of preemptions: long until two preemptions come within kHold
+// (or two at once), short for kHold after, long again once kHold passes without a second one.
+TEST(SpinPolicy, ShortOnlyAfterTwoPreemptionsWithinTheHold) {
+  static std::atomic<int64_t> count{5};
+  cpu::SpinPolicy p([] { return count.load(); });
+  using cpu::SpinPolicy;
+  auto t = SpinPolicy::Clock::now();
+  const auto ms = [](int n) { return std::chrono::milliseconds(n); };
+  EXPECT_TRUE(p.spin_long(t));
+  count = 6;  // one preemption alone
+  EXPECT_TRUE(p.spin_long(t += ms(1)));
+  count = 7;  // a second within kHold
+  EXPECT_FALSE(p.spin_long(t += ms(10)));
+  EXPECT_FALSE(p.spin_long(t += SpinPolicy::kHold - ms(1)));
+  EXPECT_TRUE(p.spin_long(t += ms(2)));
+  count = 8;  // long after the last: alone again
+  EXPECT_TRUE(p.spin_long(t += SpinPolicy::kHold + ms(1)));
+  count = 10;  // two at once
+  EXPECT_FALSE(p.spin_long(t += SpinPolicy::kHold + ms(1)));
+  EXPECT_TRUE(p.spin_long(t += SpinPolicy::kHold));
+  cpu::SpinPolicy blind([] { return int64_t{-1}; });  // no count: short, as before the policy
+  EXPECT_FALSE(blind.spin_long(t));
+}
+
+// The OS's count moves when another thread takes this one's core: two spinning threads on one
+// CPU. (Only where the count and the affinity call exist.)
+TEST(SpinPolicy, TheThreadsCountSeesPreemption) {
+  const int64_t before = cpu::SpinPolicy::thread_preemptions();
+  if (before < 0) GTEST_SKIP() << "no per-thread count of involuntary context switches here";
+#if defined(__linux__)
+  cpu_set_t one, saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &saved)) ++cpu;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  std::atomic<bool> stop{false};
+  std::thread rival([&] {
+    sched_setaffinity(0, sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (cpu::SpinPolicy::thread_preemptions() == before && std::chrono::steady_clock::now() < deadline) {
+  }
+  const int64_t after = cpu::SpinPolicy::thread_preemptions();
+  stop = true;
+  rival.join();
+  sched_setaffinity(0, sizeof saved, &saved);
+  EXPECT_GT(after, before);
+#endif
+}
+
+// Wired into the pool: with no preemption ever counted, a worker goes on spinning past the short
+// spin in a serial gap between regions, and regions still run every task once.
+TEST(SpinPolicy, AWorkerSpinsLongWhenNothingPreemptsIt) {
+  ThreadsGuard g;
+  cpu::SpinPolicy::set_fake_preemptions([] { return int64_t{0}; });
+  set_num_threads(2);
+  const int64_t before = cpu::long_spins();
+  std::atomic<int64_t> ran{0};
+  int regions = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (cpu::long_spins() == before && std::chrono::steady_clock::now() < deadline) {
+    cpu::parallel_for(4, [&](int64_t) { ran.fetch_add(1); }, Round::NearestEven);  // a region
+    ++regions;
+    std::this_thread::sleep_for(std::chrono::microseconds(400));  // past the short spin
+  }
+  cpu::SpinPolicy::set_fake_preemptions(nullptr);
+  EXPECT_GT(cpu::long_spins(), before);
+  EXPECT_EQ(ran.load(), 4 * regions);
+  run_regions(2, 200, 0);
 }
 
 }  // namespace
