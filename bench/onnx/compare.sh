@@ -5,7 +5,8 @@
 # ROUNDS times over; then per model and thread count the throughput ratio Maroon / ONNX Runtime
 # (ORT's ms over Maroon's: 1.0 is parity, the issue's goal is 0.8), by wall time and by process
 # CPU time (on a machine shared with other work the CPU time is the fairer figure: a long run is
-# preempted more often than a short one), whether Maroon's outputs are
+# preempted more often than a short one; it is each runtime's mean over the runs, its workers'
+# spinning included, read once they have blocked), whether Maroon's outputs are
 # the same bits on 1 and 2 threads, and the largest relative difference from ONNX Runtime's.
 # Each round also runs Maroon with fused products (`fused`: MatMul, Gemm and Conv as REDUCE_MULACC,
 # docs/spec.md §14, the other defined bits, which ONNX Runtime's FMA kernels approximate): its
