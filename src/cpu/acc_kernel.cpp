@@ -70,26 +70,26 @@ HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
 // `b` is the step's leaf, `sl` its slot's memory; both only where the step reads them.
 #define MAROON_ACC_STEP(EACH)                                                                  \
   switch (st.op) {                                                                             \
-    case AccOp::LoadV: EACH(a = hn::LoadU(d, bi + o)); break;                               \
+    case AccOp::LoadV: EACH(a = hn::LoadU(d, bi + o)); break;                                  \
     case AccOp::LoadS: EACH(a = hn::Set(d, *b)); break;                                        \
     case AccOp::LoadR: EACH(a = hn::Load(d, sl + o)); break;                                   \
-    case AccOp::AddV: EACH(a = hn::Add(a, hn::LoadU(d, bi + o))); break;                    \
+    case AccOp::AddV: EACH(a = hn::Add(a, hn::LoadU(d, bi + o))); break;                       \
     case AccOp::AddS: { const auto x = hn::Set(d, *b); EACH(a = hn::Add(a, x)); break; }       \
     case AccOp::AddR: EACH(a = hn::Add(a, hn::Load(d, sl + o))); break;                        \
-    case AccOp::MulV: EACH(a = hn::Mul(a, hn::LoadU(d, bi + o))); break;                    \
+    case AccOp::MulV: EACH(a = hn::Mul(a, hn::LoadU(d, bi + o))); break;                       \
     case AccOp::MulS: { const auto x = hn::Set(d, *b); EACH(a = hn::Mul(a, x)); break; }       \
     case AccOp::MulR: EACH(a = hn::Mul(a, hn::Load(d, sl + o))); break;                        \
-    case AccOp::MaxV: EACH(a = Maximum(d, a, hn::LoadU(d, bi + o))); break;                 \
+    case AccOp::MaxV: EACH(a = Maximum(d, a, hn::LoadU(d, bi + o))); break;                    \
     case AccOp::MaxS: { const auto x = hn::Set(d, *b); EACH(a = Maximum(d, a, x)); break; }    \
     case AccOp::MaxR: EACH(a = Maximum(d, a, hn::Load(d, sl + o))); break;                     \
     case AccOp::Square: EACH(a = hn::Mul(a, a)); break;                                        \
     case AccOp::Recip: { const auto one = hn::Set(d, T(1)); EACH(a = hn::Div(one, a)); break; } \
     case AccOp::Sqrt: EACH(a = hn::Sqrt(a)); break;                                            \
     case AccOp::Save: EACH(hn::Store(a, d, sl + o)); break;                                    \
-    case AccOp::CltV: EACH(a = hn::VecFromMask(d, hn::Lt(a, hn::LoadU(d, bi + o)))); break; \
+    case AccOp::CltV: EACH(a = hn::VecFromMask(d, hn::Lt(a, hn::LoadU(d, bi + o)))); break;    \
     case AccOp::CltS: { const auto x = hn::Set(d, *b); EACH(a = hn::VecFromMask(d, hn::Lt(a, x))); break; } \
     case AccOp::CltR: EACH(a = hn::VecFromMask(d, hn::Lt(a, hn::Load(d, sl + o)))); break;     \
-    case AccOp::CgtV: EACH(a = hn::VecFromMask(d, hn::Lt(hn::LoadU(d, bi + o), a))); break; \
+    case AccOp::CgtV: EACH(a = hn::VecFromMask(d, hn::Lt(hn::LoadU(d, bi + o), a))); break;    \
     case AccOp::CgtS: { const auto x = hn::Set(d, *b); EACH(a = hn::VecFromMask(d, hn::Lt(x, a))); break; } \
     case AccOp::CgtR: EACH(a = hn::VecFromMask(d, hn::Lt(hn::Load(d, sl + o), a))); break;     \
     /* != as C++'s: true on NaN (lane_ops-inl.h) */                                          \
@@ -100,10 +100,10 @@ HWY_INLINE hn::Mask<D> BoolMask(D d, const uint8_t* p) {
     case AccOp::MaskV: EACH(m = BoolMask(d, c + i + o)); break;                                \
     case AccOp::MaskS: { const auto x = *c ? hn::Eq(zero, zero) : hn::Lt(zero, zero); EACH(m = x); break; } \
     case AccOp::MaskR: EACH(m = hn::MaskFromVec(hn::Load(d, sl + o))); break;                  \
-    case AccOp::SelV: EACH(a = hn::IfThenElse(m, hn::LoadU(d, bi + o), a)); break;          \
+    case AccOp::SelV: EACH(a = hn::IfThenElse(m, hn::LoadU(d, bi + o), a)); break;             \
     case AccOp::SelS: { const auto x = hn::Set(d, *b); EACH(a = hn::IfThenElse(m, x, a)); break; } \
     case AccOp::SelR: EACH(a = hn::IfThenElse(m, hn::Load(d, sl + o), a)); break;              \
-    case AccOp::SelNV: EACH(a = hn::IfThenElse(m, a, hn::LoadU(d, bi + o))); break;         \
+    case AccOp::SelNV: EACH(a = hn::IfThenElse(m, a, hn::LoadU(d, bi + o))); break;            \
     case AccOp::SelNS: { const auto x = hn::Set(d, *b); EACH(a = hn::IfThenElse(m, a, x)); break; } \
     case AccOp::SelNR: EACH(a = hn::IfThenElse(m, a, hn::Load(d, sl + o))); break;             \
     case AccOp::Canon: EACH(a = Canonical(d, a)); break;                                       \
@@ -180,6 +180,7 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
     if (ran_exp2) ++exp2_rn_calls();
   }
 }
+
 // The same for the known programs, which also hold a comparison's result as a mask (`mr`) and
 // keep it so in a slot (`ms`), for the MaskA and MaskR steps that read it back.
 #define MAROON_ACC_KLANE(k, STMT)                                                                   \
@@ -190,9 +191,6 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
 #define MAROON_ACC_KEACH1(STMT) do MAROON_ACC_KLANE(0, STMT) while (0)
 #define MAROON_ACC_KEACH4(STMT) \
   do { MAROON_ACC_KLANE(0, STMT) MAROON_ACC_KLANE(1, STMT) MAROON_ACC_KLANE(2, STMT) MAROON_ACC_KLANE(3, STMT) } while (0)
-#define MAROON_ACC_KEACH8(STMT)                                                                                 \
-  do { MAROON_ACC_KLANE(0, STMT) MAROON_ACC_KLANE(1, STMT) MAROON_ACC_KLANE(2, STMT) MAROON_ACC_KLANE(3, STMT) \
-       MAROON_ACC_KLANE(4, STMT) MAROON_ACC_KLANE(5, STMT) MAROON_ACC_KLANE(6, STMT) MAROON_ACC_KLANE(7, STMT) } while (0)
 
 // Step k of a known program: a comparison sets the mask `mr` and the running value from it;
 // MaskA and a Save of such a value, and MaskR of such a slot, copy masks (the interpreter goes
@@ -226,7 +224,7 @@ HWY_INLINE void AccGroups(const AccStep* steps, int nsteps, const void* const* l
 // copies and the masks stay mask registers. A step's leaf: its elements (V) or, for a leaf
 // broadcast where it lies (S: run_elementwise's whole tiles), a vector group of its element
 // read at the same place every pass (`wrap` 0), so that each step has one form.
-template <int G, class T, const auto& P>
+template <int G, class T, const auto& P>  // G: 4 or 1
 HWY_INLINE void AccKnownGroups(const AccStep* steps, const void* const* leaves, void* const* outs, T* out, int i0,
                                int n) {
   constexpr int N = static_cast<int>(std::size(P));
@@ -248,7 +246,7 @@ HWY_INLINE void AccKnownGroups(const AccStep* steps, const void* const* leaves, 
   for (int k = 0, j = 0; k < N; ++k) {
     at[k] = steps[k].leaf >= 0 ? static_cast<const T*>(leaves[steps[k].leaf]) : nullptr;
     wrap[k] = -1;
-    if (!at[k] || steps[k].op == P[k].op) continue;  // a V step, or none with a leaf
+    if (!at[k] || steps[k].op == P[k].op) continue;  // no leaf, or a V step
     for (size_t e = 0; e < kMax; ++e) splat[j * kMax + e] = *at[k];
     at[k] = splat + j++ * kMax;
     wrap[k] = 0;
@@ -257,13 +255,12 @@ HWY_INLINE void AccKnownGroups(const AccStep* steps, const void* const* leaves, 
   [[maybe_unused]] const uint8_t* c = nullptr;   // nor a bool leaf
   for (int i = i0; i < n; i += G * L) {
     auto a0 = zero;
-    [[maybe_unused]] auto a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    [[maybe_unused]] auto a1 = a0, a2 = a0, a3 = a0;
     auto m0 = hn::Lt(zero, zero);
-    [[maybe_unused]] auto m1 = m0, m2 = m0, m3 = m0, m4 = m0, m5 = m0, m6 = m0, m7 = m0;
-    [[maybe_unused]] auto mr0 = m0, mr1 = m0, mr2 = m0, mr3 = m0, mr4 = m0, mr5 = m0, mr6 = m0, mr7 = m0;
+    [[maybe_unused]] auto m1 = m0, m2 = m0, m3 = m0;
+    [[maybe_unused]] auto mr0 = m0, mr1 = m0, mr2 = m0, mr3 = m0;
     using M = decltype(m0);
-    [[maybe_unused]] M ms0[kAccSlots], ms1[kAccSlots], ms2[kAccSlots], ms3[kAccSlots], ms4[kAccSlots],
-        ms5[kAccSlots], ms6[kAccSlots], ms7[kAccSlots];
+    [[maybe_unused]] M ms0[kAccSlots], ms1[kAccSlots], ms2[kAccSlots], ms3[kAccSlots];
     auto step = [&](auto kc) HWY_ATTR __attribute__((always_inline)) {
       constexpr int k = decltype(kc)::value;
       constexpr AccStep st{P[k].op, P[k].slot, 0};
@@ -272,11 +269,8 @@ HWY_INLINE void AccKnownGroups(const AccStep* steps, const void* const* leaves, 
       const T* bi = at[k] + (i & wrap[k]);
       T* sl = slots + st.slot * kMax;
       (void)bi, (void)sl;
-      if constexpr (G == 8) {
-        MAROON_ACC_KNOWN_STEP(MAROON_ACC_KEACH8)
-      } else if constexpr (G == 4) {
+      if constexpr (G == 4) {
         MAROON_ACC_KNOWN_STEP(MAROON_ACC_KEACH4)
-
       } else {
         MAROON_ACC_KNOWN_STEP(MAROON_ACC_KEACH1)
       }
@@ -284,11 +278,8 @@ HWY_INLINE void AccKnownGroups(const AccStep* steps, const void* const* leaves, 
     [&]<size_t... K>(std::index_sequence<K...>) HWY_ATTR __attribute__((always_inline)) {
       (step(std::integral_constant<int, static_cast<int>(K)>{}), ...);
     }(std::make_index_sequence<N>{});
-    if constexpr (G == 8) {
-      MAROON_ACC_EACH8(hn::StoreU(a, d, out + i + o));
-    } else if constexpr (G == 4) {
+    if constexpr (G == 4) {
       MAROON_ACC_EACH4(hn::StoreU(a, d, out + i + o));
-
     } else {
       MAROON_ACC_EACH1(hn::StoreU(a, d, out + i + o));
     }
@@ -301,7 +292,6 @@ HWY_INLINE void AccKnownGroups(const AccStep* steps, const void* const* leaves, 
 #undef MAROON_ACC_KNOWN_STEP
 #undef MAROON_ACC_KEACH1
 #undef MAROON_ACC_KEACH4
-#undef MAROON_ACC_KEACH8
 #undef MAROON_ACC_KLANE
 #undef MAROON_ACC_STEP
 #undef MAROON_ACC_EACH1
@@ -328,7 +318,7 @@ HWY_INLINE void AccT(const AccStep* steps, int nsteps, const void* const* leaves
   const int L = static_cast<int>(hn::Lanes(d));
   if (nsteps > 0 && steps[0].op == AccOp::Known) {  // find_acc checked the steps after it
     if constexpr (std::is_same_v<T, float>) {
-      if (steps[0].slot == static_cast<uint8_t>(AccKnownId::BiasGelu) && nsteps - 1 == std::size(kAccBiasGelu) &&
+      if (steps[0].slot == static_cast<uint8_t>(AccKnownId::BiasGelu) && nsteps - 1 == static_cast<int>(std::size(kAccBiasGelu)) &&
           acc_known_programs())
         return AccKnownT<T, kAccBiasGelu>(steps + 1, leaves, outs, out, n);
     }
