@@ -2,6 +2,7 @@
 // acc_kernel.cpp): the code in its order, one running value, values read again kept in slots.
 #include <atomic>
 
+#include "cpu/acc_known.h"
 #include "cpu/kernel.h"
 
 namespace maroon::cpu {
@@ -200,7 +201,41 @@ class AccBuilder {
   int acc_ = -1;  // the value id the running value holds
 };
 
+// The steps are P's: the same ops, the same slots where a step uses one, a leaf where P's step
+// reads one (and only there).
+template <size_t N>
+bool known(const std::vector<AccStep>& steps, const AccShape (&P)[N]) {
+  if (steps.size() != N) return false;
+  for (size_t k = 0; k < N; ++k) {
+    const AccStep& s = steps[k];
+    if (s.op != P[k].op || s.slot != P[k].slot || (s.leaf >= 0) != acc_reads_leaf(P[k].op)) return false;
+  }
+  return true;
+}
+
+// Per-thread counts on their own cache lines: a kernel call counts without contention.
+struct alignas(64) KnownCount {
+  std::atomic<int64_t> n{0};
+};
+constexpr int kKnownCounts = 16;
+KnownCount g_known[kKnownCounts];
+std::atomic<int> g_known_next{0};
+std::atomic<bool> g_known_on{true};
+
 }  // namespace
+
+int64_t acc_known_runs() {
+  int64_t sum = 0;
+  for (const KnownCount& c : g_known) sum += c.n.load(std::memory_order_relaxed);
+  return sum;
+}
+void count_acc_known_run() {
+  thread_local const int k = g_known_next.fetch_add(1, std::memory_order_relaxed) % kKnownCounts;
+  g_known[k].n.fetch_add(1, std::memory_order_relaxed);
+}
+
+void set_acc_known_programs(bool on) { g_known_on.store(on); }
+bool acc_known_programs() { return g_known_on.load(std::memory_order_relaxed); }
 
 void find_acc(Program& p) {
   p.acc.clear();
@@ -210,7 +245,11 @@ void find_acc(Program& p) {
   // The result is the last instruction's value (build_program's root, last in post order).
   if (p.result != p.num_values() - 1) return;
   std::vector<AccStep> steps;
-  if (AccBuilder(p).build(&steps)) p.acc = std::move(steps);
+  if (!AccBuilder(p).build(&steps)) return;
+  // A program the kernel knows (acc_known.h) is marked so, found from its steps alone.
+  if (d == DType::Float32 && known(steps, kAccBiasGelu))
+    steps.insert(steps.begin(), {AccOp::Known, static_cast<uint8_t>(AccKnownId::BiasGelu), -1});
+  p.acc = std::move(steps);
 }
 
 void broadcast_scalar_leaves(std::vector<AccStep>& steps, const std::vector<bool>& scalar) {

@@ -54,11 +54,12 @@ enum class AccOp : uint8_t {
   LoadV, LoadS, LoadR, AddV, AddS, AddR, MulV, MulS, MulR, MaxV, MaxS, MaxR,
   Square, Recip, Sqrt, Exp2, Save,
   CltV, CltS, CltR, CgtV, CgtS, CgtR, CneV, CneS, CneR,
-  MaskA, MaskV, MaskS, MaskR, SelV, SelS, SelR, SelNV, SelNS, SelNR, Canon, Out
+  MaskA, MaskV, MaskS, MaskR, SelV, SelS, SelR, SelNV, SelNS, SelNR, Canon, Out,
+  Known  // first, if at all: the steps after it are a program the kernel knows (acc_known.h)
 };
 struct AccStep {
   AccOp op;
-  uint8_t slot;  // LoadR, AddR, MulR, MaxR, Save; Out: an index into outs
+  uint8_t slot;  // LoadR, AddR, MulR, MaxR, Save; Out: an index into outs; Known: an AccKnownId
   int16_t leaf;  // the V and S steps: an index into the kernel's leaves
 };
 constexpr int kAccSlots = 4;

@@ -33,6 +33,22 @@ HWY_INLINE V Maximum(D d, V a, V b) {
   return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), Canonical(d, hn::Add(a, b)), r);
 }
 
+// a != b as C++'s: true where either is NaN (Highway's Ne is ordered, so the negation of Eq).
+template <class D, class V>
+HWY_INLINE hn::Mask<D> NotEqual(D, V a, V b) {
+  return hn::Not(hn::Eq(a, b));
+}
+#if HWY_TARGET == HWY_AVX3
+// AVX-512: the unordered compare in one instruction, not a compare and a mask negation.
+template <size_t N>
+HWY_INLINE hn::Mask512<float> NotEqual(hn::Simd<float, N, 0>, hn::Vec512<float> a, hn::Vec512<float> b) {
+  return hn::Mask512<float>{_mm512_cmp_ps_mask(a.raw, b.raw, _CMP_NEQ_UQ)};
+}
+template <size_t N>
+HWY_INLINE hn::Mask512<double> NotEqual(hn::Simd<double, N, 0>, hn::Vec512<double> a, hn::Vec512<double> b) {
+  return hn::Mask512<double>{_mm512_cmp_pd_mask(a.raw, b.raw, _CMP_NEQ_UQ)};
+}
+#endif
 
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
 // v[j] lane c -> v[c] lane j (an L x L transpose; window_gather.cpp's windows, the row kernels'
