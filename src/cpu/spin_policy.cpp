@@ -14,10 +14,8 @@ std::atomic<int64_t (*)()> g_fake{nullptr};
 
 void SpinPolicy::set_fake_preemptions(int64_t (*fake)()) { g_fake.store(fake, std::memory_order_relaxed); }
 
-SpinPolicy::SpinPolicy(std::function<int64_t()> preemptions) : read_(std::move(preemptions)), seen_(read_()) {}
-
 bool SpinPolicy::spin_long(Clock::time_point now) {
-  const int64_t n = read_();
+  const int64_t n = thread_preemptions();
   if (n < 0 || seen_ < 0) return false;  // no count: as before, short spins only
   if (n != seen_) {
     // One preemption alone is not a competitor: a new thread starts on its creator's core and a

@@ -17,7 +17,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 
 namespace maroon::cpu {
 
@@ -28,21 +27,20 @@ class SpinPolicy {
   static constexpr auto kLong = std::chrono::microseconds(1000);
   static constexpr auto kHold = std::chrono::milliseconds(200);
 
-  // `preemptions` reads the calling thread's count of involuntary context switches (-1: cannot
-  // tell, then the spin stays short, the behaviour before this policy); tests pass their own.
-  explicit SpinPolicy(std::function<int64_t()> preemptions = thread_preemptions);
+  // Reads the calling thread's count (thread_preemptions) now and at each spin_long.
+  SpinPolicy() : seen_(thread_preemptions()) {}
 
   // Called once the short spin has run out, at `now`: whether to go on spinning to kLong.
   bool spin_long(Clock::time_point now);
 
-  // This thread's involuntary context switches so far, or -1; the test hook's count if one is set.
+  // This thread's involuntary context switches so far, or -1 where the OS cannot tell (the spin
+  // then stays short, the behaviour before this policy); the test hook's count if one is set.
   static int64_t thread_preemptions();
-  // Tests only: every SpinPolicy built with the default reader reads `fake` instead (nullptr:
-  // the OS's count again). Set it before the pool's workers start or expect one change.
+  // Tests only: thread_preemptions() returns `fake()` instead, on every thread (nullptr: the
+  // OS's count again). A policy built before sees one change of count.
   static void set_fake_preemptions(int64_t (*fake)());
 
  private:
-  std::function<int64_t()> read_;
   int64_t seen_;
   bool preempted_ = false;  // seen once: last_preempted_ is set
   Clock::time_point contended_until_{}, last_preempted_{};

@@ -171,8 +171,9 @@ TEST(ThreadPool, IdleWorkWakesASleepingWorkerAndClearWaitsForThePiece) {
 // (or two at once), short for kHold after, long again once kHold passes without a second one.
 TEST(SpinPolicy, ShortOnlyAfterTwoPreemptionsWithinTheHold) {
   static std::atomic<int64_t> count{5};
-  cpu::SpinPolicy p([] { return count.load(); });
   using cpu::SpinPolicy;
+  SpinPolicy::set_fake_preemptions([] { return count.load(); });
+  cpu::SpinPolicy p;
   auto t = SpinPolicy::Clock::now();
   const auto ms = [](int n) { return std::chrono::milliseconds(n); };
   EXPECT_TRUE(p.spin_long(t));
@@ -187,8 +188,10 @@ TEST(SpinPolicy, ShortOnlyAfterTwoPreemptionsWithinTheHold) {
   count = 10;  // two at once
   EXPECT_FALSE(p.spin_long(t += SpinPolicy::kHold + ms(1)));
   EXPECT_TRUE(p.spin_long(t += SpinPolicy::kHold));
-  cpu::SpinPolicy blind([] { return int64_t{-1}; });  // no count: short, as before the policy
+  SpinPolicy::set_fake_preemptions([] { return int64_t{-1}; });  // no count: short, as before
+  cpu::SpinPolicy blind;
   EXPECT_FALSE(blind.spin_long(t));
+  SpinPolicy::set_fake_preemptions(nullptr);
 }
 
 // The OS's count moves when another thread takes this one's core: two spinning threads on one
