@@ -128,6 +128,9 @@ void gemm_task(DType d, const GemmArgs& g, const void* bp, int64_t task);
 int64_t gemm_fused_tile_tasks();
 // How many products narrower than 16 columns try_matmul computed transposed (for the harness).
 int64_t matmul_narrow_transposes();
+// How many products were computed transposed for whole output rows (conv2d: try_matmul's
+// conv_rows), in this process (for the harness).
+int64_t matmul_conv_row_products();
 // How many A panels of float32 rows within 32 elements of their first were packed a k at a time
 // by a lane permute (AVX-512 only: conv2d's im2col rows, not computed transposed).
 int64_t gemm_span_a_panels();

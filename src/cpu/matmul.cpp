@@ -22,9 +22,10 @@ std::atomic<int64_t> g_column_splits{0};
 
 int64_t matmul_column_splits() { return g_column_splits.load(); }
 namespace {
-std::atomic<int64_t> g_narrow_transposes{0};
+std::atomic<int64_t> g_narrow_transposes{0}, g_conv_rows{0};
 }  // namespace
 int64_t matmul_narrow_transposes() { return g_narrow_transposes.load(); }
+int64_t matmul_conv_row_products() { return g_conv_rows.load(); }
 
 std::atomic<int64_t> g_transposed_b_panels{0};  // counted by pack_b_panels (gemm_pack.h)
 int64_t gemm_transposed_b_panels() { return g_transposed_b_panels.load(); }
@@ -161,10 +162,16 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   if (!plan_matmul_node(out, chain, &plan)) return false;
   // Output columns far apart and rows adjacent (conv2d: channels a plane apart, positions along
   // a width): computed transposed, the kernel writes whole output rows in place instead of
-  // scattering every element. The transposed B is the old A, packed whole, so only when that is
-  // small and A's rows come in runs long enough to copy whole (an image at least 16 wide).
-  // Measured on conv2d 1->32 5x5 on 28x28, batch 64: 1.6 -> 1.15 ms; on 8x8 images the
-  // transposed product was slower (0.19 -> 0.36 ms for 4->64 3x3).
+  // scattering every element. The transposed B is the old A, packed whole where the transposed
+  // product has several row blocks, so then only when that is small; with one (at most kGemmMC
+  // output channels) each task packs its own columns a k block at a time (gemm_local.cpp), and
+  // the size does not matter. And only where A's rows come in runs long enough to copy whole (an
+  // image at least 16 wide). Measured on conv2d 1->32 5x5 on 28x28, batch 64: 1.6 -> 1.15 ms;
+  // on 8x8 images the transposed product was slower (0.19 -> 0.36 ms for 4->64 3x3). Past the
+  // 32 MB that once applied to every case: beautiful_mnist's 32->32 5x5 on 24x24 (82 MB of
+  // im2col at batch 64), one thread, fused products, 10.2 -> 8.0-8.6 ms (2 alternating rounds,
+  // bench/cpu/conv_grad_bench.cpp); in `maroon train --model cnn --fused` at batch 512 that
+  // layer's forward 82 -> 76 ms on one thread and 47 -> 40 ms on two (MAROON_PROFILE).
   bool conv_rows = false;  // computed transposed for whole output rows (conv2d)
   {
     auto run = [](std::span<const int64_t> v) {  // leading elements one apart
@@ -175,9 +182,10 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     const bool cols_apart = plan.colC.size() > 1 && plan.colC[1] != plan.colC[0] + 1;
     const int64_t packed = plan.split.M * plan.split.K * static_cast<int64_t>(itemsize(out.dtype));
     if (cols_apart && run(plan.rowC) > 1 && (run(plan.rowA) >= 16 || grouped_rows(plan.rowA)) &&
-        packed <= (int64_t{32} << 20)) {
+        (packed <= (int64_t{32} << 20) || plan.split.N <= kGemmMC)) {
       plan.transpose();
       conv_rows = true;
+      g_conv_rows.fetch_add(1, std::memory_order_relaxed);
     }
     // A long reduction onto few rows (conv2d's weight gradient: output channels by
     // (cin, kh, kw), summed over batch and positions) would pack all of B, the im2col matrix

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu/gemm.h"
+#include "cpu/gemm_fused.h"
 #include "cpu/gemm_local.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -158,6 +159,44 @@ TEST(CpuBackend, EightRowTile) {
       cpu::gemm_panel_sizes(d, s[0], s[2], &mr, &nr);
       EXPECT_EQ(mr, 8) << dtype_name(d) << " " << s[0] << "x" << s[2];
     }
+}
+
+// conv2d whose im2col matrix passes 32 MB (32->16 5x5 on 24x24 at batch 27: 34.6 MB) with one
+// row block of output channels: computed transposed, each task packing its own columns a k
+// block at a time (past 32 MB it once was not: that limit is for products whose transposed B is
+// packed whole). Its bits against its images computed one at a time (each small: the transposed
+// path the tests above check against the reference), unfused and fused, on every target with 1
+// and 2 threads; each run checked to take the path (fused: where the target has FMA).
+TEST(CpuBackend, ConvLargeIm2colComputedTransposed) {
+  BackendSettings keep;
+  set_backend(Backend::Cpu);
+  const int64_t n = 27;
+  for (bool fused : {false, true}) {
+    FusedScope scope(fused);
+    const Tensor x = near_one_tensor(DType::Float32, {n, 32, 24, 24}, 21).realize();
+    const Tensor w = near_one_tensor(DType::Float32, {16, 32, 5, 5}, 22, true).realize();
+    set_simd_target(targets_to_test().front());
+    set_num_threads(1);
+    std::vector<uint8_t> want;
+    for (int64_t i = 0; i < n; ++i) {
+      const std::vector<uint8_t> one = x.shrink({{i, i + 1}, {0, 32}, {0, 24}, {0, 24}}).conv2d(w).bytes();
+      want.insert(want.end(), one.begin(), one.end());
+    }
+    for (const std::string& target : targets_to_test()) {
+      set_simd_target(target);
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        const int64_t before = cpu::matmul_conv_row_products();
+        const std::vector<uint8_t> got = x.conv2d(w).bytes();
+        // (Fused products on a target without FMA take gemm_fused.h's kernels, not the tiles.)
+        if (!fused || cpu::fused_native_fma()) {
+          EXPECT_GT(cpu::matmul_conv_row_products(), before)
+              << (fused ? "fused " : "") << "on " << target << " with " << threads << " threads: not computed transposed";
+        }
+        EXPECT_TRUE(got == want) << (fused ? "fused " : "") << "on " << target << " with " << threads << " threads";
+      }
+    }
+  }
 }
 
 }  // namespace
