@@ -1,10 +1,13 @@
 // conv2d's forward product and its two gradients on beautiful_mnist's second layer (32->32 5x5
 // on 24x24), each timed alone: the best of several runs, so that a shared, loaded machine
-// still gives each build's own speed. usage: maroon-bench-conv-grad [--threads T] [--fused] [batch]
-// (--fused: the products as REDUCE_MULACC, as `maroon train --fused` builds them)
+// still gives each build's own speed.
+// usage: maroon-bench-conv-grad [--threads T] [--fused] [--reps N] [--only fwd|dw|dx] [batch]
+//   --fused  the products as REDUCE_MULACC, as `maroon train --fused` builds them
+//   --only   time one of the three alone (for a profiler; the forward always runs once first)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "best_ms.h"
 #include "maroon/backend.h"
@@ -13,27 +16,31 @@
 using namespace maroon;
 
 int main(int argc, char** argv) {
-  int a = 1;
-  if (argc > 2 && !std::strcmp(argv[1], "--threads")) set_num_threads(std::atoi(argv[2])), a = 3;
-  const bool fused = argc > a && !std::strcmp(argv[a], "--fused");
-  if (fused) ++a;
+  bool fused = false;
+  int reps = 9;
+  int64_t batch = 64;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_num_threads(std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--fused")) fused = true;
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else batch = std::atoll(argv[i]);
+  }
   FusedScope scope(fused);
-  const int64_t batch = argc > a ? std::atoll(argv[a]) : 64;
   Tensor::manual_seed(0);
   Tensor x = Tensor::rand({batch, 32, 24, 24}).realize(), w = Tensor::rand({32, 32, 5, 5}).realize();
   Tensor g = Tensor::rand({batch, 32, 20, 20}).realize();
-  const int reps = std::getenv("MAROON_BENCH_REPS") ? std::atoi(std::getenv("MAROON_BENCH_REPS")) : 9;
-  double fwd = best_ms(reps, [&] { x.conv2d(w).realize(); });  // (always: it warms the buffers)
   auto grad = [&](bool of_x) {
     Tensor xi = x.detach(), wi = w.detach();
     (xi.conv2d(wi) * g).sum().backward();
     (of_x ? xi.grad() : wi.grad())->realize();
   };
-  const char* only = std::getenv("MAROON_BENCH_ONLY");  // "fwd", "dw" or "dx" alone (for a profiler)
-  auto timed = [&](const char* name, auto f) { return only && std::strcmp(only, name) ? 0.0 : best_ms(reps, f); };
-  if (only && std::strcmp(only, "fwd")) fwd = 0;
-  double dw = timed("dw", [&] { grad(false); });
-  double dx = timed("dx", [&] { grad(true); });
+  auto timed = [&](const char* name, auto f) { return !only.empty() && only != name ? 0.0 : best_ms(reps, f); };
+  x.conv2d(w).realize();  // the buffers warmed for every case
+  const double fwd = timed("fwd", [&] { x.conv2d(w).realize(); });
+  const double dw = timed("dw", [&] { grad(false); });
+  const double dx = timed("dx", [&] { grad(true); });
   std::printf("threads %d, %s, batch %lld: forward %.2f ms, weight gradient %.2f ms, input gradient %.2f ms\n",
               num_threads(), fused ? "fused" : "unfused", static_cast<long long>(batch), fwd, dw, dx);
   return 0;

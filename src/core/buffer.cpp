@@ -27,82 +27,49 @@ namespace {
 constexpr size_t kAlign = 64;
 constexpr size_t kMaxCached = size_t{2} << 30;  // bytes kept for reuse at most
 
-constexpr size_t kHugePage = size_t{2} << 20;
+// No huge-page advice (MADV_HUGEPAGE), for blocks or for the gemm's packing scratch
+// (cpu/gemm.h). Sessions 14-22 advised blocks of 1-8 MB and rounded 1-2 MB blocks up to a whole,
+// aligned 2 MiB page: the MNIST MLP's Adam kernels then took ~0.8x as long under load (fewer TLB
+// misses under the VM's nested paging). On 2026-12-05 the same VM spent 22% of an idle
+// one-thread MLP epoch in clear_page_erms, zeroing huge pages as they were first touched (by
+// populate() below and by memsets), and 0.2% without the advice (perf). Without it: MLP epoch,
+// one thread, 2.80-2.87 s against 2.95-3.36 (4 alternating rounds); two threads 2.35-2.40
+// against 2.58-3.12; beside `stress-ng --cpu 1` 3.67-3.87 against 4.47-4.65; the CNN's first
+// three steps at batch 512, two threads, fused, 1.08-1.15 s against 1.46-2.43 (scratch advice
+// off too). Which pages back a buffer never changes a bit of it.
 
-// Size classes: 8 per power of two (at most 12.5% slack), 64-byte granularity below that. A block
-// over half a huge page and under one takes a whole huge page (aligned, advised: align() and
-// advise_huge()), so one TLB entry maps it instead of 256-512. The MNIST MLP's Adam states and
-// weights are 1.0-1.6 MB arrays read in 4-7 streams per kernel; in 4 KB pages on this VM (nested
-// paging: a TLB miss walks two page tables) its six Adam kernels took ~1.2x as long (MAROON_PROFILE,
-// 5 alternating rounds under load, median). The CNN's peak RSS grew 0.5%, the MLP's 14%.
+// Size classes: 8 per power of two (at most 12.5% slack), 64-byte granularity below that.
 size_t size_class(size_t bytes) {
   if (bytes <= 4096) return (bytes + 63) / 64 * 64;
-  if (bytes > kHugePage / 2 && bytes < kHugePage) return kHugePage;
   size_t top = size_t{1} << (63 - __builtin_clzll(bytes));
   size_t step = top / 8;
   return (bytes + step - 1) / step * step;
 }
 
-// madvise(advice) over the whole `page`-aligned pages inside [p, p + bytes), for blocks of
-// `from` bytes or more. A hint: failure changes nothing, and which pages back a buffer, or when
-// they are faulted in, never changes a bit of it.
-void advise_pages(uint8_t* p, size_t bytes, size_t from, uintptr_t page, int advice) {
-#if defined(__linux__)
-  if (bytes < from) return;
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
-  if (b > a) ::madvise(reinterpret_cast<void*>(a), b - a, advice);
-#else
-  (void)p, (void)bytes, (void)from, (void)page, (void)advice;
-#endif
-}
-
-// A fresh large block is asked to be backed by 2 MiB pages where the kernel leaves that to the
-// program (transparent_hugepage "madvise", Debian's default): first touching it then costs one
-// fault per 2 MiB instead of one per 4 KiB. Only the whole huge pages inside the block.
-void advise_huge(uint8_t* p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  advise_pages(p, bytes, kHugePage, kHugePage, MADV_HUGEPAGE);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-
-// Only blocks of at most kHugeAdviseUpTo are advised. On a host whose free memory is in 4 KB
-// pieces (another process has just freed its heap: the normal case on a shared machine) the
-// kernel compacts memory to make each advised huge page (transparent_hugepage defrag "madvise",
-// Debian's default), and on this project's 2-vCPU VM that cost more than the pages saved: the
-// CNN's first two steps (~520 MB of fresh blocks, most of them 16-38 MB activations) took 2.0-2.4 s
-// with 1.6-2.1 s of system time after a PyTorch run, against 1.35-1.52 s and ~0.5 s with blocks
-// over 8 MB left on 4 KB pages (3 alternating rounds). Large activations are streamed, where a TLB
-// miss per 4 KB costs little beside the data; the MLP's 1-2 MB states, read in 4-7 streams by
-// every Adam kernel, keep their huge pages (size_class above). The fault count no longer needs
-// huge pages either: populate() below faults a fresh block in with one madvise per piece.
-constexpr size_t kHugeAdviseUpTo = size_t{8} << 20;
-
 // A fresh block of kPopulateFrom bytes or more is faulted in by one madvise(MADV_POPULATE_WRITE)
 // (Linux 5.14) instead of one trap per 4 KB page on first touch: on the 2-vCPU VM a trap costs
 // ~11 us, and maroon train's first steps took ~8.5K of them (~90 ms) while the cache grew to its
-// working set of about three 8 MB states, made of 1-1.6 MB blocks that huge pages do not cover.
-// Every kernel writes its whole output, so the pages would all be touched anyway. On an older
-// kernel the advice fails and the pages fault as before.
+// working set of about three 8 MB states. Every kernel writes its whole output, so the pages
+// would all be touched anyway. On an older kernel the advice fails and the pages fault as
+// before. A hint: failure changes nothing, and when pages are faulted in never changes a bit.
 #if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
 #define MADV_POPULATE_WRITE 23
 #endif
 constexpr size_t kPopulateFrom = size_t{256} << 10;
+constexpr size_t kPiece = size_t{2} << 20;  // populated by one pool task
 std::atomic<uint64_t> g_populate_pieces{0};
 // The kernel zeroes each page it populates, and on the 2-vCPU VM (where the host backs the
 // guest's memory on first touch too) that ran at ~0.5 GB/s: the CNN's first step takes ~690 MB
-// fresh, ~1.2 s on the calling thread while the pool's workers waited. A block of several huge
-// pages is populated by the pool in pieces of one huge page each, so every thread zeroes pages.
-// Which thread faults a page in never changes its contents (zeros, then the kernel's output).
+// fresh, ~1.2 s on the calling thread while the pool's workers waited. A block of several
+// pieces is populated by the pool a piece a task, so every thread zeroes pages. Which thread
+// faults a page in never changes its contents (zeros, then the kernel's output).
 void populate(uint8_t* p, size_t bytes) {
 #if defined(__linux__)
   if (bytes < kPopulateFrom) return;
   const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + 4095) / 4096 * 4096;
   const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) / 4096 * 4096;
   if (b <= a) return;
-  const int64_t pieces = static_cast<int64_t>((b - a + kHugePage - 1) / kHugePage);
+  const int64_t pieces = static_cast<int64_t>((b - a + kPiece - 1) / kPiece);
   if (pieces < 2 || num_threads() < 2) {
     ::madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);
     return;
@@ -111,7 +78,7 @@ void populate(uint8_t* p, size_t bytes) {
   cpu::parallel_for(
       pieces,
       [&](int64_t i) {
-        const uintptr_t lo = a + static_cast<uintptr_t>(i) * kHugePage, hi = std::min<uintptr_t>(lo + kHugePage, b);
+        const uintptr_t lo = a + static_cast<uintptr_t>(i) * kPiece, hi = std::min<uintptr_t>(lo + kPiece, b);
         ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
       },
       Round::NearestEven);
@@ -122,13 +89,7 @@ void populate(uint8_t* p, size_t bytes) {
 
 }  // namespace
 
-void advise_huge_pages(void* p, size_t bytes) { advise_huge(static_cast<uint8_t*>(p), bytes); }
-
 namespace {
-
-// Blocks of a huge page or more start on a huge page, so that all of them but the tail can be
-// backed by huge pages (a 4.7 MB activation of beautiful_mnist's last layers was 1,150 faults).
-size_t align(size_t bytes) { return bytes >= kHugePage ? kHugePage : kAlign; }
 
 class Cache {
  public:
@@ -147,12 +108,11 @@ class Cache {
         return p;
       }
     }
-    uint8_t* p = static_cast<uint8_t*>(::operator new(cls, std::align_val_t{align(cls)}));
-    if (cls <= kHugeAdviseUpTo) advise_huge(p, cls);
+    uint8_t* p = static_cast<uint8_t*>(::operator new(cls, std::align_val_t{kAlign}));
     try {
       populate(p, cls);  // the pool's region polls the interrupt check, which may throw
     } catch (...) {
-      ::operator delete(p, std::align_val_t{align(cls)});
+      ::operator delete(p, std::align_val_t{kAlign});
       throw;
     }
     fresh_.fetch_add(cls, std::memory_order_relaxed);
@@ -167,7 +127,7 @@ class Cache {
         return;
       }
     }
-    ::operator delete(p, std::align_val_t{align(cls)});
+    ::operator delete(p, std::align_val_t{kAlign});
   }
   uint64_t fresh() const { return fresh_.load(std::memory_order_relaxed); }
 

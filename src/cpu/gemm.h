@@ -8,12 +8,6 @@
 
 #include "maroon/dtype.h"
 
-namespace maroon {
-// Asks for the whole huge pages inside [p, p + bytes) where the kernel leaves that to the program
-// (core/buffer.cpp): a hint, which never changes a bit.
-void advise_huge_pages(void* p, size_t bytes);
-}  // namespace maroon
-
 namespace maroon::cpu {
 
 // Blocks: fixed for every target, so the split of work never depends on the target either.
@@ -85,12 +79,12 @@ inline GemmTaskBox gemm_task_box(const GemmArgs& g, int64_t task) {
 
 // Scratch memory kept by a thread between calls (a training loop repeats shapes: fresh pages
 // cost more than packing them), grown without zero-filling: every byte used is written first.
+// Not advised for huge pages (core/buffer.cpp says why).
 inline void* scratch(std::unique_ptr<uint64_t[]>* mem, size_t* cap, size_t bytes) {
   const size_t words = (bytes + 7) / 8;
   if (words > *cap) {
     mem->reset(new uint64_t[words]);
     *cap = words;
-    advise_huge_pages(mem->get(), words * 8);  // first touched in the kernel: fewer faults
   }
   return mem->get();
 }

@@ -1,5 +1,5 @@
-// The buffer cache's fresh blocks (src/core/buffer.cpp): a block of several huge pages is faulted
-// in by the thread pool, one huge page a task, before any kernel writes it. Each test checks the
+// The buffer cache's fresh blocks (src/core/buffer.cpp): a block of several 2 MiB pieces is
+// faulted in by the thread pool, one piece a task, before any kernel writes it. Each test checks the
 // pool path was taken (the piece counter) and that every page of the block is resident before
 // anything touched it (mincore): a piece cut wrong leaves pages out.
 #include <gtest/gtest.h>
@@ -62,7 +62,7 @@ void check_populated(int threads, bool by_pool) {
   if (!kernel_populates()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux < 5.14)";
   const int saved = num_threads();
   set_num_threads(threads);
-  // 40 MiB less the cache's 64 bytes of slack: the buffer fills its size class's 20 huge pages.
+  // 40 MiB less the cache's 64 bytes of slack: the buffer fills its size class, 20 pieces.
   const int64_t n = ((int64_t{40} << 20) - 64) / 4;
   const uint64_t pieces = buffer_populate_pieces();
   std::vector<std::unique_ptr<Buffer>> held = fresh_buffer(n);
