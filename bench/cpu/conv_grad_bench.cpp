@@ -1,7 +1,7 @@
 // conv2d's forward product and its two gradients on beautiful_mnist's second layer (32->32 5x5
-// on 24x24), each timed alone: the best of several runs, so that a shared, loaded machine
+// on 24x24; --first: its first, 1->32 5x5 on 28x28), each timed alone: the best of several runs, so that a shared, loaded machine
 // still gives each build's own speed.
-// usage: maroon-bench-conv-grad [--threads T] [--fused] [--reps N] [--only fwd|dw|dx] [batch]
+// usage: maroon-bench-conv-grad [--threads T] [--fused] [--first] [--reps N] [--only fwd|dw|dx] [batch]
 //   --fused  the products as REDUCE_MULACC, as `maroon train --fused` builds them
 //   --only   time one of the three alone (for a profiler; the forward always runs once first)
 #include <cstdio>
@@ -20,17 +20,20 @@ int main(int argc, char** argv) {
   int reps = 9;
   int64_t batch = 64;
   std::string only;
+  bool first = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_num_threads(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--fused")) fused = true;
+    else if (!std::strcmp(argv[i], "--first")) first = true;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else batch = std::atoll(argv[i]);
   }
   FusedScope scope(fused);
   Tensor::manual_seed(0);
-  Tensor x = Tensor::rand({batch, 32, 24, 24}).realize(), w = Tensor::rand({32, 32, 5, 5}).realize();
-  Tensor g = Tensor::rand({batch, 32, 20, 20}).realize();
+  const int64_t cin = first ? 1 : 32, hw = first ? 28 : 24;
+  Tensor x = Tensor::rand({batch, cin, hw, hw}).realize(), w = Tensor::rand({32, cin, 5, 5}).realize();
+  Tensor g = Tensor::rand({batch, 32, hw - 4, hw - 4}).realize();
   auto grad = [&](bool of_x) {
     Tensor xi = x.detach(), wi = w.detach();
     (xi.conv2d(wi) * g).sum().backward();
@@ -41,7 +44,7 @@ int main(int argc, char** argv) {
   const double fwd = timed("fwd", [&] { x.conv2d(w).realize(); });
   const double dw = timed("dw", [&] { grad(false); });
   const double dx = timed("dx", [&] { grad(true); });
-  std::printf("threads %d, %s, batch %lld: forward %.2f ms, weight gradient %.2f ms, input gradient %.2f ms\n",
-              num_threads(), fused ? "fused" : "unfused", static_cast<long long>(batch), fwd, dw, dx);
+  std::printf("%s layer, threads %d, %s, batch %lld: forward %.2f ms, weight gradient %.2f ms, input gradient %.2f ms\n",
+              first ? "first" : "second", num_threads(), fused ? "fused" : "unfused", static_cast<long long>(batch), fwd, dw, dx);
   return 0;
 }
