@@ -161,6 +161,9 @@ int64_t multi_output_runs();
 // How many elementwise tasks filled a leaf broadcast along short rows run by run (a softmax's
 // row maximum: interp.cpp's RowFill), for the harness.
 int64_t row_fill_tasks();
+// How many elementwise tasks filled a leaf constant over runs of positions run by run
+// (interp.cpp, fill_run_segments: a per-channel value over a batch's planes), for the harness.
+int64_t run_segment_tasks();
 void run_reduce(Node& out);
 // The packed matmul for REDUCE ADD over MUL, directly or through `chain` (movement nodes from
 // out's source down to the MUL's consumer); false if the pattern differs, and then nothing was

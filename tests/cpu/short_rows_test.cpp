@@ -112,5 +112,30 @@ TEST(CpuBackend, FewOutputReductionsSplitIntoTasks) {
   std::printf("few-output reductions: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
 }
 
+// A per-channel leaf over a batch's planes ((1, C, 1, 1) broadcast over (N, C, H, W): a bias, a
+// batchnorm's mean), whose outer axes do not step as one, is filled a run of H * W positions at
+// a time (src/cpu/interp.cpp, fill_run_segments): planes of 64 (four a tile) and of 400 (tiles
+// across two planes), every element size, a flipped leaf, the ReLU as WHERE; each CPU run must
+// fill by segments.
+TEST(CpuBackend, ElementwiseChannelBroadcastFilledByRunSegments) {
+  const int runs_before = g_runs;
+  int cases = 0;
+  auto segs = [] { return cpu::run_segment_tasks(); };
+  for (DType d : {DType::Float16, DType::Int32, DType::Float32, DType::Float64}) {
+    const uint64_t seed = 1210 + static_cast<uint64_t>(cases);
+    const std::string dn(dtype_name(d));
+    for (const Shape& s : {Shape{3, 5, 8, 8}, Shape{2, 3, 20, 20}, Shape{2, 4, 16, 17}}) {
+      check_path_on("channel broadcast " + shape_str(s) + " " + dn, [&] {
+        Tensor x = random_bits_tensor(s, d, seed);
+        Tensor b = random_bits_tensor({1, s[1], 1, 1}, d, seed + 1);
+        Tensor v = x.cast(DType::Float32) + b.expand(s).cast(DType::Float32) * b.flip({1}).expand(s).cast(DType::Float32);
+        return prim::where(prim::cmplt(Tensor::full({}, 0.0, DType::Float32), v), v, 0.0);
+      }, segs, "fill a channel broadcast by run segments", targets_to_test());
+      ++cases;
+    }
+  }
+  std::printf("channel broadcast: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
+}
+
 }  // namespace
 }  // namespace maroon::test

@@ -1,0 +1,37 @@
+// Elementwise work with a per-channel leaf broadcast over (batch, channel, h, w) (a bias, a
+// batchnorm's mean), alone and summed over h and w (a ResNet's last block into its average
+// pool), each timed alone, best of several runs.
+// usage: maroon-bench-broadcast [--threads T] [--reps N] [--only add|bias|sum|bsum]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "best_ms.h"
+#include "maroon/backend.h"
+#include "maroon/maroon.h"
+
+using namespace maroon;
+
+int main(int argc, char** argv) {
+  int reps = 50;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_num_threads(std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+  }
+  auto best = [&](const char* name, auto f) { return !only.empty() && only != name ? 0.0 : best_ms(reps, f); };
+  Tensor::manual_seed(0);
+  for (const Shape& s : {Shape{32, 64, 8, 8}, Shape{32, 32, 16, 16}, Shape{64, 64, 6, 6}, Shape{64, 32, 20, 20}}) {
+    Tensor x = Tensor::rand(s).realize(), y = Tensor::rand(s).realize(), b = Tensor::rand({1, s[1], 1, 1}).realize();
+    const double add = best("add", [&] { (x + y).realize(); });
+    const double bias = best("bias", [&] { (x + y + b).relu().realize(); });
+    const double sum = best("sum", [&] { (x + y).sum(Axis{2, 3}).realize(); });
+    const double bsum = best("bsum", [&] { (x + y + b).relu().sum(Axis{2, 3}).realize(); });
+    std::printf("(%lld,%lld,%lld,%lld): x+y %.3f ms, relu(x+y+b) %.3f ms, (x+y).sum(2,3) %.3f ms, relu(x+y+b).sum(2,3) %.3f ms\n",
+                static_cast<long long>(s[0]), static_cast<long long>(s[1]), static_cast<long long>(s[2]),
+                static_cast<long long>(s[3]), add, bias, sum, bsum);
+  }
+  return 0;
+}
