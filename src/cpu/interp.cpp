@@ -517,23 +517,36 @@ void fill_runs(const uint8_t* src, size_t sz, int64_t step, int64_t r, int n, vo
 }
 
 // Positions [p0, p0 + n) of a leaf constant over runs of r positions (a per-channel mean or bias
-// broadcast over a batch's planes: r = H * W) into dst: each run's element, found once
-// (flat_indices), filled over its part: one or two runs a tile where r >= kTile, four for 8 x 8
-// planes. RowFill does not take such a leaf (its outer axes do not step as one), and copy_affine
-// walked the coordinates once per image row. bench/cpu/broadcast_bench.cpp, relu(x + y + b), one
-// thread: (32, 64, 8, 8) 0.164 -> 0.140 ms, (64, 32, 20, 20) 0.87 -> 0.80 ms; beautiful_mnist's
-// fused step on one thread, its elementwise kernels 104 -> 91 ms (MAROON_PROFILE). Fills: the
-// same elements, so the same bits.
+// broadcast over a batch's planes: r = H * W, the product of the axes from k on, where the
+// leaf's strides are 0) into dst: each run's element filled over its part, one or two runs a
+// tile where r >= kTile, four for 8 x 8 planes. The first run's element is found from its outer
+// coordinates (axes before k), each next one by stepping them (flat_indices per run was 1.2% of
+// the CNN's step). RowFill does not take such a leaf (its outer axes do not step as one), and
+// copy_affine walked the coordinates once per image row. bench/cpu/broadcast_bench.cpp,
+// relu(x + y + b), one thread: (32, 64, 8, 8) 0.164 -> 0.118-0.121 ms, (64, 32, 20, 20) 0.87 -> 0.80
+// ms; beautiful_mnist's fused step on one thread, its elementwise kernels 104 -> 91 ms
+// (MAROON_PROFILE). Fills: the same elements, so the same bits.
 constexpr int64_t kMinRunSegment = 64;  // shorter runs (36: a 6 x 6 plane) measured 7% slower this way
-void fill_run_segments(const LeafMap& m, const Shape& shape, int64_t r, int64_t p0, int n, void* dst) {
+void fill_run_segments(const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p0, int n, void* dst) {
   const size_t sz = itemsize(m.node->dtype);
   const uint8_t* src = m.node->buffer->bytes();
+  Coords c(k);
+  int64_t j = p0 / r, at = m.offset;
+  for (size_t d = k; d-- > 0;) {
+    c[d] = j % shape[d];
+    j /= shape[d];
+    at += c[d] * m.strides[d];
+  }
   for (int64_t q = p0; q < p0 + n;) {
     const int64_t e = std::min<int64_t>(p0 + n, (q / r + 1) * r);
-    int64_t at = 0;
-    flat_indices(m, shape, q, 1, &at);
     copy_strided(src + at * sz, sz, 0, static_cast<int>(e - q), static_cast<uint8_t*>(dst) + (q - p0) * sz);
     q = e;
+    for (size_t d = k; d-- > 0;) {  // the next run: carry through the outer axes
+      at += m.strides[d];
+      if (++c[d] < shape[d]) break;
+      at -= m.strides[d] * shape[d];
+      c[d] = 0;
+    }
   }
 }
 
@@ -724,13 +737,15 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
   // over a plane: conv2d's bias add): a tile inside one run reads one element, filled instead
   // of gathered position by position.
   std::vector<int64_t> run(maps.size(), 0), segs(maps.size(), 0);
+  std::vector<size_t> segs_from(maps.size(), 0);  // the first axis of a segs leaf's runs
   std::vector<AffineBlock> block(maps.size());
   for (size_t l = 0; l < maps.size(); ++l) {
     if (scalar[l] || contiguous[l] || !maps[l].affine) continue;
     int64_t r = 1;
-    for (size_t d = out.shape.size(); d-- > 0 && (maps[l].strides[d] == 0 || out.shape[d] == 1);) r *= out.shape[d];
+    size_t k = out.shape.size();
+    for (; k > 0 && (maps[l].strides[k - 1] == 0 || out.shape[k - 1] == 1); --k) r *= out.shape[k - 1];
     if (r >= kTile) run[l] = r;
-    if (r >= kMinRunSegment) segs[l] = r;  // fill_run_segments, where nothing cheaper applies
+    if (r >= kMinRunSegment) segs[l] = r, segs_from[l] = k;  // fill_run_segments, where nothing cheaper applies
     block[l] = affine_block(maps[l], out.shape);
   }
   std::vector<RowFill> fills(maps.size());
@@ -815,7 +830,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
           row_filled = true;
         } else if (segs[l]) {
           staged[l].resize(kTile + kTilePad, 0);
-          fill_run_segments(maps[l], out.shape, segs[l], p0, n, staged[l].data());
+          fill_run_segments(maps[l], out.shape, segs_from[l], segs[l], p0, n, staged[l].data());
           direct[l] = staged[l].data();
           run_segment_tile = true;
         } else if (maps[l].affine && !out.shape.empty()) {
