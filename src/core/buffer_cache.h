@@ -9,8 +9,8 @@ namespace maroon {
 // buffers stops adding to it (tests/api/jit_memory_test.cpp).
 uint64_t buffer_fresh_bytes();
 
-// How many huge-page pieces fresh blocks were populated in by the thread pool (buffer.cpp's
-// populate(): blocks of two huge pages or more, when the pool has a worker).
+// How many 2 MiB pieces fresh blocks were populated in by the thread pool (buffer.cpp's
+// populate(): blocks of two pieces or more, when the pool has a worker).
 uint64_t buffer_populate_pieces();
 
 // The most bytes of buffers alive at once since the last reset_buffer_peak() (or the start):

@@ -684,9 +684,9 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const bool pack_each = np == 1;
   for (int64_t k0 = 0; k0 < g.K; k0 += KC) {
     const int kc = static_cast<int>(std::min<int64_t>(KC, g.K - k0));
+    auto pack_a = [&](int64_t pi) { PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR); };
     if (!pack_each)
-      for (int64_t pi = 0; pi < mp; ++pi)
-        PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
+      for (int64_t pi = 0; pi < mp; ++pi) pack_a(pi);
     for (int64_t pj = 0; pj < np; ++pj) {
       BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
       if (in_b[pj])
@@ -696,7 +696,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
         bs.packed = spack;
       }
       for (int64_t pi = 0; pi < mp; ++pi) {
-        if (pack_each) PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
+        if (pack_each) pack_a(pi);
         const TileKernel<T> t = kernel(pi, pj);
         const bool out = in_place(pi, pj, t);
         T* rows[kMR];

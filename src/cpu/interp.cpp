@@ -733,24 +733,27 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
   const int64_t tiles = (total + kTile - 1) / kTile;
   std::vector<AccStep> acc_steps;
   const int64_t acc_tiles = acc_in_place_tiles(prog, scalar, contiguous, total, &acc_steps);
-  // Affine leaves constant over runs of `run[l]` flat positions (a per-channel bias broadcast
-  // over a plane: conv2d's bias add): a tile inside one run reads one element, filled instead
-  // of gathered position by position.
-  std::vector<int64_t> run(maps.size(), 0), segs(maps.size(), 0);
-  std::vector<size_t> segs_from(maps.size(), 0);  // the first axis of a segs leaf's runs
+  // Affine leaves constant over runs of `runs[l].r` flat positions, the product of the axes from
+  // `runs[l].from` on (a per-channel bias broadcast over a plane: conv2d's bias add): a tile
+  // inside one run reads one element, filled once per run; another tile is filled run by run
+  // (fill_run_segments) where RowFill does not take the leaf. r is 0 below kMinRunSegment.
+  struct ConstRuns {
+    int64_t r = 0;
+    size_t from = 0;
+  };
+  std::vector<ConstRuns> runs(maps.size());
   std::vector<AffineBlock> block(maps.size());
   for (size_t l = 0; l < maps.size(); ++l) {
     if (scalar[l] || contiguous[l] || !maps[l].affine) continue;
     int64_t r = 1;
     size_t k = out.shape.size();
     for (; k > 0 && (maps[l].strides[k - 1] == 0 || out.shape[k - 1] == 1); --k) r *= out.shape[k - 1];
-    if (r >= kTile) run[l] = r;
-    if (r >= kMinRunSegment) segs[l] = r, segs_from[l] = k;  // fill_run_segments, where nothing cheaper applies
+    if (r >= kMinRunSegment) runs[l] = {r, k};
     block[l] = affine_block(maps[l], out.shape);
   }
   std::vector<RowFill> fills(maps.size());
   for (size_t l = 0; l < maps.size(); ++l)
-    if (!scalar[l] && !contiguous[l] && !run[l]) fills[l] = row_fill(maps[l], out.shape);
+    if (!scalar[l] && !contiguous[l] && runs[l].r < kTile) fills[l] = row_fill(maps[l], out.shape);
   // Leaves read through a stack of views (attention's query scaled as it is read through the
   // reshape into heads): copied as runs kept by the stack (view_runs.h) instead of walking the
   // views and gathering by index for every tile (4-8% of the ONNX transformer encoder).
@@ -810,7 +813,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
           direct[l] = splat[l].data();
         else if (contiguous[l] && p0 + n + kTilePad <= leaf->buffer->count)
           direct[l] = leaf->buffer->bytes() + p0 * itemsize(leaf->dtype);
-        else if (run[l] && p0 / run[l] == (p0 + n - 1) / run[l]) {
+        else if (runs[l].r >= kTile && p0 / runs[l].r == (p0 + n - 1) / runs[l].r) {
           int64_t at = 0;
           flat_indices(maps[l], out.shape, p0, 1, &at);
           if (at != filled_at[l]) {  // a new run: fill the tile (and its SIMD slack) once
@@ -828,9 +831,9 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
                     f.step, f.r, n, staged[l].data());
           direct[l] = staged[l].data();
           row_filled = true;
-        } else if (segs[l]) {
+        } else if (runs[l].r) {
           staged[l].resize(kTile + kTilePad, 0);
-          fill_run_segments(maps[l], out.shape, segs_from[l], segs[l], p0, n, staged[l].data());
+          fill_run_segments(maps[l], out.shape, runs[l].from, runs[l].r, p0, n, staged[l].data());
           direct[l] = staged[l].data();
           run_segment_tile = true;
         } else if (maps[l].affine && !out.shape.empty()) {
