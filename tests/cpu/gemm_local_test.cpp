@@ -7,6 +7,8 @@
 // every rounding mode. Each case also checks that the path ran.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cpu/gemm.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/gemm_local.h"
@@ -165,7 +167,8 @@ TEST(CpuBackend, EightRowTile) {
 // row block of output channels: computed transposed, each task packing its own columns a k
 // block at a time (past 32 MB it once was not: that limit is for products whose transposed B is
 // packed whole). Its bits against its images computed one at a time (each small: the transposed
-// path the tests above check against the reference), unfused and fused, on every target with 1
+// path the tests above check against the reference; the last image checked against it here
+// too), unfused and fused, on every target with 1
 // and 2 threads; each run checked to take the path (fused: where the target has FMA).
 TEST(CpuBackend, ConvLargeIm2colComputedTransposed) {
   BackendSettings keep;
@@ -181,6 +184,13 @@ TEST(CpuBackend, ConvLargeIm2colComputedTransposed) {
     for (int64_t i = 0; i < n; ++i) {
       const std::vector<uint8_t> one = x.shrink({{i, i + 1}, {0, 32}, {0, 24}, {0, 24}}).conv2d(w).bytes();
       want.insert(want.end(), one.begin(), one.end());
+    }
+    {  // The last image's bits against the reference executor too.
+      set_backend(Backend::Ref);
+      const std::vector<uint8_t> ref = x.shrink({{n - 1, n}, {0, 32}, {0, 24}, {0, 24}}).conv2d(w).bytes();
+      set_backend(Backend::Cpu);
+      EXPECT_TRUE(std::equal(ref.begin(), ref.end(), want.end() - static_cast<std::ptrdiff_t>(ref.size())))
+          << (fused ? "fused: " : "") << "an image's conv differs from the reference executor";
     }
     for (const std::string& target : targets_to_test()) {
       set_simd_target(target);
