@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "bench_args.h"
 #include "best_ms.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
@@ -17,9 +18,18 @@ int main(int argc, char** argv) {
   int reps = 50;
   std::string only;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_num_threads(std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--threads") && has_value) set_num_threads(static_cast<int>(bench_int(argv[++i], "--threads", 1, 256)));
+    else if (!std::strcmp(argv[i], "--reps") && has_value) reps = static_cast<int>(bench_int(argv[++i], "--reps", 1, 1000000));
+    else if (!std::strcmp(argv[i], "--only") && has_value) only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: maroon-bench-broadcast [--threads T] [--reps N] [--only add|bias|sum|bsum]\n");
+      return 2;
+    }
+  }
+  if (!only.empty() && only != "add" && only != "bias" && only != "sum" && only != "bsum") {
+    std::fprintf(stderr, "--only: '%s' is not one of add, bias, sum, bsum\n", only.c_str());
+    return 2;
   }
   auto best = [&](const char* name, auto f) { return !only.empty() && only != name ? 0.0 : best_ms(reps, f); };
   Tensor::manual_seed(0);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "bench_args.h"
 #include "best_ms.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
@@ -22,12 +23,17 @@ int main(int argc, char** argv) {
   std::string only;
   bool first = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_num_threads(std::atoi(argv[++i]));
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--threads") && has_value) set_num_threads(static_cast<int>(bench_int(argv[++i], "--threads", 1, 256)));
     else if (!std::strcmp(argv[i], "--fused")) fused = true;
     else if (!std::strcmp(argv[i], "--first")) first = true;
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else batch = std::atoll(argv[i]);
+    else if (!std::strcmp(argv[i], "--reps") && has_value) reps = static_cast<int>(bench_int(argv[++i], "--reps", 1, 1000000));
+    else if (!std::strcmp(argv[i], "--only") && has_value) only = argv[++i];
+    else batch = bench_int(argv[i], "batch", 1, 1 << 16);
+  }
+  if (!only.empty() && only != "fwd" && only != "dw" && only != "dx") {
+    std::fprintf(stderr, "--only: '%s' is not one of fwd, dw, dx\n", only.c_str());
+    return 2;
   }
   FusedScope scope(fused);
   Tensor::manual_seed(0);
