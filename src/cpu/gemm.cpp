@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cpu/gemm.h"
@@ -682,9 +683,16 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   // weight gradient, fused, batch 512, two threads: 71-73 -> 66-70 ms; the ONNX transformer,
   // fused, one thread: 9.2-10.0 -> 8.9-9.2 ms (alternating rounds). Packing order changes no bit.
   const bool pack_each = np == 1;
+  // A packed once for every task (GemmArgs::apacked): its panels for k block k0 are read there.
+  const T* const shared_a = g.apacked && g.apacked_mr == kMR && i0 == 0 ? static_cast<const T*>(g.apacked) : nullptr;
   for (int64_t k0 = 0; k0 < g.K; k0 += KC) {
     const int kc = static_cast<int>(std::min<int64_t>(KC, g.K - k0));
-    auto pack_a = [&](int64_t pi) { PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR); };
+    auto pack_a = [&](int64_t pi) {
+      if (!shared_a) PackAPanel<T, kMR>(g, b, i0 + pi * kMR, k0, kc, apack + pi * kc * kMR);
+    };
+    auto a_panel = [&](int64_t pi) -> const T* {
+      return shared_a ? shared_a + (pi * g.K + k0) * kMR : apack + pi * kc * kMR;
+    };
     if (!pack_each)
       for (int64_t pi = 0; pi < mp; ++pi) pack_a(pi);
     for (int64_t pj = 0; pj < np; ++pj) {
@@ -704,7 +712,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
           const int64_t i = pi * kMR + r;
           rows[r] = out && r < t.rows ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
         }
-        t.fn(apack + pi * kc * kMR, bs, kc, rows, k0 == 0, k0 + kc == g.K);
+        t.fn(a_panel(pi), bs, kc, rows, k0 == 0, k0 + kc == g.K);
       }
     }
   }
@@ -848,6 +856,26 @@ void BlockAny(const GemmArgs& g, const void* bp, int64_t t) {
   }
 }
 
+// Row panels [p0, p1) of MR rows for the whole of K (GemmArgs::apacked): each the copy a task's
+// PackAPanel makes a k block at a time, so the tiles read the same values.
+template <class T>
+void PackAWhole(const GemmArgs& g, int64_t mr, int64_t p0, int64_t p1, void* dst) {
+  T* out = static_cast<T*>(dst);
+  const int K = static_cast<int>(g.K);
+  for (int64_t p = p0; p < p1; ++p) {
+    T* panel = out + p * g.K * mr;
+    switch (mr) {
+      case 4: PackAPanel<T, 4>(g, 0, p * 4, 0, K, panel); break;
+      case 6: PackAPanel<T, 6>(g, 0, p * 6, 0, K, panel); break;
+      case 8: PackAPanel<T, 8>(g, 0, p * 8, 0, K, panel); break;
+      case 12: PackAPanel<T, 12>(g, 0, p * 12, 0, K, panel); break;
+      default: throw std::logic_error("gemm_pack_a: no tile of " + std::to_string(mr) + " rows");
+    }
+  }
+}
+
+void PackAF32(const GemmArgs& g, int64_t mr, int64_t p0, int64_t p1, void* dst) { PackAWhole<float>(g, mr, p0, p1, dst); }
+void PackAF64(const GemmArgs& g, int64_t mr, int64_t p0, int64_t p1, void* dst) { PackAWhole<double>(g, mr, p0, p1, dst); }
 void PackF32(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) { PackAny<float>(g, b, bp, p0, p1); }
 void PackF64(const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) { PackAny<double>(g, b, bp, p0, p1); }
 void BlockF32(const GemmArgs& g, const void* bp, int64_t t) { BlockAny<float, false>(g, bp, t); }
@@ -869,6 +897,8 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace maroon::cpu {
+HWY_EXPORT(PackAF32);
+HWY_EXPORT(PackAF64);
 HWY_EXPORT(PackF32);
 HWY_EXPORT(PackF64);
 HWY_EXPORT(BlockF32);
@@ -881,6 +911,10 @@ HWY_EXPORT(SizesF64);
 void gemm_panel_sizes(DType d, int64_t M, int64_t N, int64_t* mr, int64_t* nr) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(SizesF32)(M, N, mr, nr);
   else HWY_DYNAMIC_DISPATCH(SizesF64)(M, N, mr, nr);
+}
+void gemm_pack_a(DType d, const GemmArgs& g, int64_t mr, int64_t p0, int64_t p1, void* dst) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(PackAF32)(g, mr, p0, p1, dst);
+  else HWY_DYNAMIC_DISPATCH(PackAF64)(g, mr, p0, p1, dst);
 }
 void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(PackF32)(g, b, bp, p0, p1);

@@ -49,6 +49,11 @@ struct GemmArgs {
   // stride-2 or 8-wide columns) itself, a k block at a time, instead of gemm_pack_b packing them
   // whole (gemm_local.cpp: one row block, so each panel is packed once either way).
   bool span_in_block = false;
+  // A packed once for every task (gemm_pack_a: conv2d's weights computed transposed, the same
+  // for every image of the batch): panel p of apacked_mr rows as [K][MR] at apacked + p * K * MR.
+  // Used by the tasks whose tile has that many rows (of one row block); the others pack their own.
+  const void* apacked = nullptr;
+  int64_t apacked_mr = 0;
 };
 
 // The k blocks of a task: kGemmKC, or, for the fused tiles (g.fused) with every B panel read in
@@ -102,6 +107,11 @@ inline T CanonicalNaN() {
 void gemm_panel_sizes(DType d, int64_t M, int64_t N, int64_t* mr, int64_t* nr);
 // Packs panels [p0, p1) of batch b's B into bp (ceil(N/NR) panels of NR*K elements).
 void gemm_pack_b(DType d, const GemmArgs& g, int64_t b, void* bp, int64_t p0, int64_t p1);
+// Packs A's row panels [p0, p1) of mr rows (batch 0) for the whole of K into dst, as the tasks
+// would pack them a k block at a time: panel p as [K][mr] at dst + p * K * mr (GemmArgs::apacked).
+void gemm_pack_a(DType d, const GemmArgs& g, int64_t mr, int64_t p0, int64_t p1, void* dst);
+// How many products had their A packed once for all tasks (gemm_pack_a), in this process.
+int64_t gemm_shared_a_products();
 // How many B panels have been packed as a transpose (x @ w.T) in this process (for the harness).
 int64_t gemm_transposed_b_panels();
 // How many of those went through the register transpose (float32, x86 with AVX2 or better).

@@ -19,9 +19,26 @@ namespace maroon::cpu {
 
 namespace {
 std::atomic<int64_t> g_local_runs{0};
+std::atomic<int64_t> g_shared_a{0};
+
+// A packed once for all tasks (GemmArgs::apacked) up to this size: conv2d's weights, at most
+// 64 x 576 floats (147 KB) in the ONNX ResNet, each task packed them again for its image.
+constexpr int64_t kSharedABytes = int64_t{1} << 20;
+
+// Whether every task of g reads the same A (the same rows for every batch) and more than one
+// task would pack it.
+bool shares_a(const GemmArgs& g, int64_t NB, size_t sz) {
+  if (g.tasks_m != 1 || NB * g.tasks_n < 2 || g.K > (int64_t{1} << 30) ||
+      g.M * g.K * static_cast<int64_t>(sz) > kSharedABytes)
+    return false;
+  for (int64_t b = 1; b < NB; ++b)
+    if (g.batchA[b] != g.batchA[0]) return false;
+  return true;
+}
 }  // namespace
 
 int64_t gemm_local_runs() { return g_local_runs.load(); }
+int64_t gemm_shared_a_products() { return g_shared_a.load(); }
 
 // Whether k steps through B by one stride (a plain matmul's rows) or not (im2col: k runs over
 // (channel, kh, kw), a plane, a row and an element apart).
@@ -39,10 +56,25 @@ void run_local_tasks(DType d, const GemmArgs& g, int64_t NB, Round rnd, const Ep
   assert(gemm_local_fits(g));
   const size_t sz = itemsize(d);
   const bool affine = k_affine(g.kB, g.K);
+  // conv2d's weights computed transposed: packed once, in the tile of the first task's columns
+  // (a narrower last task may choose another tile and packs its own). A copy either way.
+  GemmArgs whole = g;
+  if (shares_a(g, NB, sz)) {
+    int64_t mr, nr;
+    gemm_panel_sizes(d, g.M, std::min(g.span, g.N), &mr, &nr);
+    const int64_t panels = (g.M + mr - 1) / mr;
+    thread_local std::unique_ptr<uint64_t[]> amem;  // the caller's; workers read it through whole
+    thread_local size_t acap = 0;
+    void* const ap = scratch(&amem, &acap, static_cast<size_t>(panels * mr * g.K) * sz);
+    parallel_for(panels, [&](int64_t p) { gemm_pack_a(d, g, mr, p, p + 1, ap); }, Round::NearestEven);
+    whole.apacked = ap;
+    whole.apacked_mr = mr;
+    g_shared_a.fetch_add(1, std::memory_order_relaxed);
+  }
   parallel_for(NB * g.tasks_n, [&](int64_t t) {  // batch b, column block jn: every row block
     const int64_t b = t / g.tasks_n, jn = t % g.tasks_n;
     const GemmTaskBox box = gemm_task_box(g, b * g.tasks_m * g.tasks_n + jn);
-    GemmArgs sub = g;  // the task's columns [j0, j0 + nc), one task of one row block
+    GemmArgs sub = whole;  // the task's columns [j0, j0 + nc), one task of one row block
     sub.colB = g.colB + box.j0;
     sub.colC = g.colC + box.j0;
     sub.N = box.nc;

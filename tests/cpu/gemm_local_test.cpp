@@ -103,6 +103,37 @@ TEST(CpuBackend, ConvLocalPacking) {
   }
 }
 
+// conv2d computed transposed over a batch: the weights (A) are packed once for every image's
+// tasks (gemm_pack_a, GemmArgs::apacked) instead of by each task. One channel's weights with
+// NaN, infinities, signed zeros and subnormals; 16 and 40 output channels (the 8 x 3 tile, 40 in five panels), 64
+// (the 6 x 4 tile, its last panel four rows); 3, 8 and 40 input channels (K = 27 and 72 in one k
+// block, 360 in several, so the tasks read the shared panels from inside), images of 12 x 20
+// (some panels cross a row end); unfused (to nearest) and fused (down); every SIMD target, 1-3
+// threads. The unfused runs must each take the path (the fused ones where a target has no FMA
+// run elsewhere).
+TEST(CpuBackend, ConvWeightsPackedOnceForEveryImage) {
+  struct Case { int64_t cin, cout; };
+  for (const Case c : {Case{3, 16}, Case{8, 40}, Case{40, 16}, Case{8, 64}})
+    for (bool fused : {false, true}) {
+      const Round r = fused ? Round::Down : Round::NearestEven;  // two modes: each run is slow
+      const std::string tag = std::to_string(c.cin) + "->" + std::to_string(c.cout) + (fused ? " fused " : " ") +
+                              std::string(round_name(r));
+      auto build = [&] {
+        const auto seed = static_cast<uint64_t>(c.cout * 3 + c.cin);
+        Tensor x = near_one_tensor(DType::Float32, {3, c.cin, 12, 20}, seed);
+        x = prim::mul(x.pad({{0, 0}, {0, 0}, {1, 1}, {1, 1}}), 1.0).realize();
+        // The specials in one output channel only: in every channel they would make most sums NaN.
+        Tensor w = near_one_tensor(DType::Float32, {1, c.cin, 3, 3}, seed + 1, true)
+                       .cat({near_one_tensor(DType::Float32, {c.cout - 1, c.cin, 3, 3}, seed + 2)}, 0);
+        FusedScope products(fused);
+        RoundingScope scope(r);
+        return x.conv2d(w, std::nullopt, 1, {1}, {1}, {0});
+      };
+      if (fused) check("conv2d weights packed once " + tag, build);
+      else check_path("conv2d weights packed once " + tag, build, cpu::gemm_shared_a_products, "pack A once");
+    }
+}
+
 // conv2d computed transposed whose B panels the kernel reads in place from the padded image
 // (gemm_direct_panel): output rows of 32 and 16 positions (every vector of a panel one run along
 // a row), 20 (some vectors cross a row end and are packed: both kinds in one task), float32 and
