@@ -201,22 +201,27 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
 }
 
 bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
-  const void* src[RowEpilogue::kMaxAdds];
-  bool stream[RowEpilogue::kMaxAdds];
-  for (int a = 0; a < rows_.adds; ++a) {
-    const int l = rows_.leaf[a];
+  const void* src[2 * RowEpilogue::kMaxAdds] = {};
+  bool stream[2 * RowEpilogue::kMaxAdds] = {};
+  // Leaf l's elements for [p, p + n) at src[s]: n of them, or one (false: not this way).
+  auto locate = [&](int l, int s) {
     const Node* leaf = prog_->leaves[l];
     const size_t sz = size_[l];
-    stream[a] = contiguous_[l] && splat_[l].empty();
+    stream[s] = contiguous_[l] && splat_[l].empty();
     if (!splat_[l].empty()) {
-      src[a] = splat_[l].data();
-    } else if (stream[a]) {
-      src[a] = leaf->buffer->bytes() + p * static_cast<int64_t>(sz);
+      src[s] = splat_[l].data();
+    } else if (stream[s]) {
+      src[s] = leaf->buffer->bytes() + p * static_cast<int64_t>(sz);
     } else {  // one element along [p, p + n), or not this way
       const int64_t q = p / run_[l];
       if (p + n > (q + 1) * run_[l]) return false;
-      src[a] = leaf->buffer->bytes() + run_index(l, q) * static_cast<int64_t>(sz);
+      src[s] = leaf->buffer->bytes() + run_index(l, q) * static_cast<int64_t>(sz);
     }
+    return true;
+  };
+  for (int a = 0; a < rows_.adds; ++a) {
+    if (!locate(rows_.leaf[a], 2 * a)) return false;
+    if (rows_.leaf2[a] >= 0 && !locate(rows_.leaf2[a], 2 * a + 1)) return false;
   }
   const void* z = rows_.relu ? splat_[rows_.zero].data() : nullptr;
   run_row_epilogue(rows_, C + p * static_cast<int64_t>(itemsize(out_.dtype)), n, src, stream, z);

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "cpu/epilogue_rows.h"
 
@@ -23,8 +24,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // One element as the vector loop computes it (the tail, and every element on HWY_SCALAR alike).
 template <class T>
-HWY_INLINE T RowOne(T t, int adds, const T* const* src, const bool* stream, int64_t i, bool relu, T z) {
-  for (int a = 0; a < adds; ++a) t = t + (stream[a] ? src[a][i] : src[a][0]);
+HWY_INLINE T RowOne(T t, int adds, const T* const* src, const bool* stream, const bool* pair, int64_t i, bool relu,
+                    T z) {
+  for (int a = 0; a < adds; ++a) {
+    T x = stream[2 * a] ? src[2 * a][i] : src[2 * a][0];
+    if (pair[a]) x = x + (stream[2 * a + 1] ? src[2 * a + 1][i] : src[2 * a + 1][0]);
+    t = t + x;
+  }
   if (relu) return T(0) < t ? t : z;
   if (t != t) {  // NaN: the canonical one
     if constexpr (sizeof(T) == 4) { const uint32_t q = 0x7FC00000u; std::memcpy(&t, &q, 4); }
@@ -53,26 +59,34 @@ void BiasReluRun(T* HWY_RESTRICT c, int64_t n, T bias, T z) {
 }
 
 template <class T>
-void RowRun(T* HWY_RESTRICT c, int64_t n, int adds, const T* const* src, const bool* stream, bool relu, T z) {
+void RowRun(T* HWY_RESTRICT c, int64_t n, int adds, const T* const* src, const bool* stream, const bool* pair,
+            bool relu, T z) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const auto zero = hn::Zero(d), zv = hn::Set(d, z);
+  auto operand = [&](int s, int64_t i) { return stream[s] ? hn::LoadU(d, src[s] + i) : hn::Set(d, src[s][0]); };
   int64_t i = 0;
   for (; i + L <= n; i += L) {  // (no arrays of vectors: SVE's are sizeless)
     auto t = hn::LoadU(d, c + i);
-    for (int a = 0; a < adds; ++a) t = hn::Add(t, stream[a] ? hn::LoadU(d, src[a] + i) : hn::Set(d, src[a][0]));
+    for (int a = 0; a < adds; ++a) {
+      auto x = operand(2 * a, i);
+      if (pair[a]) x = hn::Add(x, operand(2 * a + 1, i));
+      t = hn::Add(t, x);
+    }
     t = relu ? hn::IfThenElse(hn::Lt(zero, t), t, zv) : Canonical(d, t);
     hn::StoreU(t, d, c + i);
   }
-  for (; i < n; ++i) c[i] = RowOne(c[i], adds, src, stream, i, relu, z);
+  for (; i < n; ++i) c[i] = RowOne(c[i], adds, src, stream, pair, i, relu, z);
 }
 
-void RowF32(void* c, int64_t n, int adds, const void* const* src, const bool* stream, bool relu, const void* z) {
-  RowRun(static_cast<float*>(c), n, adds, reinterpret_cast<const float* const*>(src), stream, relu,
+void RowF32(void* c, int64_t n, int adds, const void* const* src, const bool* stream, const bool* pair, bool relu,
+            const void* z) {
+  RowRun(static_cast<float*>(c), n, adds, reinterpret_cast<const float* const*>(src), stream, pair, relu,
          relu ? *static_cast<const float*>(z) : 0.0f);
 }
-void RowF64(void* c, int64_t n, int adds, const void* const* src, const bool* stream, bool relu, const void* z) {
-  RowRun(static_cast<double*>(c), n, adds, reinterpret_cast<const double* const*>(src), stream, relu,
+void RowF64(void* c, int64_t n, int adds, const void* const* src, const bool* stream, const bool* pair, bool relu,
+            const void* z) {
+  RowRun(static_cast<double*>(c), n, adds, reinterpret_cast<const double* const*>(src), stream, pair, relu,
          relu ? *static_cast<const double*>(z) : 0.0);
 }
 
@@ -94,10 +108,11 @@ HWY_EXPORT(BiasReluF32);
 HWY_EXPORT(BiasReluF64);
 
 namespace {
-std::atomic<int64_t> g_tasks{0}, g_bias_relu_tasks{0};
-// Whether this thread's task has run a row by BiasReluRun (counted once per task, in
-// count_row_epilogue_task: an atomic add per row would be shared by the threads).
-thread_local bool t_bias_relu = false;
+std::atomic<int64_t> g_tasks{0}, g_bias_relu_tasks{0}, g_pair_tasks{0};
+// Whether this thread's task has run a row by BiasReluRun, or with an operand that is a sum of two
+// leaves (counted once per task, in count_row_epilogue_task: an atomic add per row would be
+// shared by the threads).
+thread_local bool t_bias_relu = false, t_pair = false;
 
 bool is_zero(const void* p, DType d) {  // bits of +0 or -0
   const size_t sz = itemsize(d);
@@ -118,18 +133,39 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
   for (int l = 0; l < L; ++l)
     if (reads[l] == LeafRead::kSelf) cur = l;
   if (cur < 0) return false;
+  auto readable = [&](int v) { return v >= 0 && v < L && reads[v] != LeafRead::kOther && reads[v] != LeafRead::kSelf; };
   RowEpilogue r;
   r.dtype = d;
+  std::vector<int> pair_at(static_cast<size_t>(n), -1);  // an ADD of two leaves: its instruction
+  int pairs = 0;  // pairs defined and not yet added to t (each must be, once)
   int i = 0;
   for (; i < n && prog.code[i].op == Op::ADD; ++i) {
     const Instr& ins = prog.code[i];
-    if (ins.in != d || ins.out != d || ins.rnd != Round::NearestEven || ins.nsrc != 2 || r.adds == RowEpilogue::kMaxAdds)
+    if (ins.in != d || ins.out != d || ins.rnd != Round::NearestEven || ins.nsrc != 2) return false;
+    if (ins.src[0] != cur && ins.src[1] != cur) {  // y + b beside the chain, added to t later
+      if (!readable(ins.src[0]) || !readable(ins.src[1])) return false;
+      pair_at[i] = i;
+      ++pairs;
+      continue;
+    }
+    const int other = ins.src[0] == cur ? ins.src[1] : ins.src[0];
+    if (r.adds == RowEpilogue::kMaxAdds) return false;
+    r.leaf2[r.adds] = -1;
+    if (other >= L && other - L < i && pair_at[other - L] >= 0) {
+      const Instr& y = prog.code[other - L];
+      pair_at[other - L] = -1;  // used once: its value is computed where t takes it
+      --pairs;
+      r.leaf[r.adds] = y.src[0];
+      r.leaf2[r.adds] = y.src[1];
+    } else if (readable(other)) {
+      r.leaf[r.adds] = other;
+    } else {
       return false;
-    const int other = ins.src[0] == cur ? ins.src[1] : ins.src[1] == cur ? ins.src[0] : -1;
-    if (other < 0 || other >= L || reads[other] == LeafRead::kOther || reads[other] == LeafRead::kSelf) return false;
-    r.leaf[r.adds++] = other;
+    }
+    ++r.adds;
     cur = L + i;
   }
+  if (pairs != 0) return false;
   if (i + 2 == n) {  // ReLU: CMPLT(0, t), then WHERE(that, t, z)
     const Instr& cmp = prog.code[i];
     const Instr& sel = prog.code[i + 1];
@@ -153,22 +189,26 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
 
 void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* const* src, const bool* stream,
                       const void* z) {
-  if (e.adds == 1 && !stream[0] && e.relu) {
+  if (e.adds == 1 && !stream[0] && e.leaf2[0] < 0 && e.relu) {
     t_bias_relu = true;
     if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(BiasReluF32)(c, n, src[0], z);
     else HWY_DYNAMIC_DISPATCH(BiasReluF64)(c, n, src[0], z);
     return;
   }
-  if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(RowF32)(c, n, e.adds, src, stream, e.relu, z);
-  else HWY_DYNAMIC_DISPATCH(RowF64)(c, n, e.adds, src, stream, e.relu, z);
+  bool pair[RowEpilogue::kMaxAdds] = {};
+  for (int a = 0; a < e.adds; ++a) t_pair |= pair[a] = e.leaf2[a] >= 0;
+  if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(RowF32)(c, n, e.adds, src, stream, pair, e.relu, z);
+  else HWY_DYNAMIC_DISPATCH(RowF64)(c, n, e.adds, src, stream, pair, e.relu, z);
 }
 
 int64_t row_epilogue_tasks() { return g_tasks.load(std::memory_order_relaxed); }
 void count_row_epilogue_task() {
   g_tasks.fetch_add(1, std::memory_order_relaxed);
   if (t_bias_relu) g_bias_relu_tasks.fetch_add(1, std::memory_order_relaxed);
-  t_bias_relu = false;
+  if (t_pair) g_pair_tasks.fetch_add(1, std::memory_order_relaxed);
+  t_bias_relu = t_pair = false;
 }
+int64_t pair_row_tasks() { return g_pair_tasks.load(std::memory_order_relaxed); }
 int64_t bias_relu_row_tasks() { return g_bias_relu_tasks.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

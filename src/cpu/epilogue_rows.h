@@ -10,12 +10,15 @@
 
 namespace maroon::cpu {
 
-// The program t = self + x1 (+ x2 ...), then, with relu, WHERE(CMPLT(0, t), t, z).
+// The program t = self + x1 (+ x2 ...), then, with relu, WHERE(CMPLT(0, t), t, z). An operand
+// x may itself be a sum of two leaves (y + b, added before it joins t): a residual branch's bias
+// left to this epilogue (the ONNX ResNet's downsampling blocks: relu((conv + b) + (conv1x1 + b1))).
 struct RowEpilogue {
   static constexpr int kMaxAdds = 3;
   DType dtype = DType::Float32;
   int adds = 0;
-  int leaf[kMaxAdds] = {};  // each add's other operand, a leaf of the program
+  int leaf[kMaxAdds] = {};   // each add's other operand, a leaf of the program
+  int leaf2[kMaxAdds] = {};  // or, where >= 0, that leaf + this one (the program's ADD order)
   bool relu = false;
   int zero = -1;            // relu: the leaf WHERE takes where t is not above zero
 };
@@ -30,9 +33,10 @@ enum class LeafRead : uint8_t { kOther, kSelf, kScalar, kRunScalar, kStream };
 bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
                         const std::vector<const void*>& scalar, RowEpilogue* e);
 
-// c[i] = the program at n positions from c's: src[a] is add a's operand (n elements, or the one
-// element where `stream[a]` is false), z the value a ReLU writes where t is not above 0. The
-// caller's hardware rounding mode is round to nearest.
+// c[i] = the program at n positions from c's: src[2a] is add a's operand (n elements, or the one
+// element where `stream[2a]` is false) and src[2a + 1] its second leaf where e.leaf2[a] >= 0 (the
+// same way), z the value a ReLU writes where t is not above 0. The caller's hardware rounding
+// mode is round to nearest.
 void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* const* src, const bool* stream,
                       const void* z);
 
@@ -42,5 +46,7 @@ void count_row_epilogue_task();
 // How many of those tasks ran a row as one add of one element and the ReLU (conv2d's bias and
 // ReLU) by that case's own loop.
 int64_t bias_relu_row_tasks();
+// How many of those tasks ran a row with an operand that is a sum of two leaves (RowEpilogue::leaf2).
+int64_t pair_row_tasks();
 
 }  // namespace maroon::cpu

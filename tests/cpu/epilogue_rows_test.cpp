@@ -4,7 +4,7 @@
 // images whose rows are not whole vectors, computed transposed (wide images) and not (narrow
 // ones); a bias alone (NaN sums made canonical, bias NaNs with payloads); a product with a bias
 // per row; float32 and float64 with NaN, infinities, signed zeros (sums of +-0 that ReLU maps to
-// +0) and subnormals. Programs it must leave to the tile interpreter: an add rounded upward,
+// +0) and subnormals; an operand that is itself a sum of two leaves. Programs it must leave to the tile interpreter: an add rounded upward,
 // ReLU as MAXIMUM, a scale.
 #include <gtest/gtest.h>
 
@@ -131,6 +131,38 @@ TEST(CpuEpilogueRows, BiasReluTakesItsOwnLoop) {
           .relu();
     });
   }
+}
+
+// A residual branch's own bias left to this epilogue: relu((conv + b) + (y + b1)), as the ONNX
+// ResNet's downsampling blocks are (y another conv's output): the sum y + b1 is computed in the
+// row, then added. y and b1 either way round, with and without ReLU, both with NaN, infinities,
+// signed zeros and subnormals; float32 and float64, images computed transposed and not. Each CPU run must take the
+// pair path; a sum used twice must keep the tile interpreter (computed once there).
+TEST(CpuEpilogueRows, ResidualBranchSumAddedInTheRow) {
+  auto pair_rows = [](const std::string& what, const std::function<Tensor()>& build) {
+    check_path(what, build, [] { return cpu::pair_row_tasks(); }, "add a sum of two leaves in the row");
+  };
+  for (DType d : {DType::Float32, DType::Float64})
+    for (int64_t width : {21, 6, 40}) {
+      const std::string tag = std::string(dtype_name(d)) + " on 5x" + std::to_string(width);
+      auto conv = [=](uint64_t seed) {
+        return near_one_tensor(d, {2, 3, 5, width}, seed)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, seed + 1), near_one_tensor(d, {16}, seed + 2, true), 1, {1}, {1}, {1});
+      };
+      // Thirds: full mantissas, so that the order of the three adds shows (near_one's sums are
+      // exact, and the same in any order).
+      auto branch = [=](uint64_t seed) { return prim::mul(near_one_tensor(d, {2, 16, 5, width}, seed, true), 1.0 / 3).realize(); };
+      auto bias1 = [=](uint64_t seed) {
+        return prim::mul(special_bias(d, 16, seed), 1.0 / 3).realize().reshape({1, 16, 1, 1});
+      };
+      pair_rows("relu((conv + b) + (y + b1)) " + tag, [=] { return conv(60).add(branch(63).add(bias1(64))).relu(); });
+      pair_rows("relu((conv + b) + (b1 + y)) " + tag, [=] { return conv(65).add(bias1(68).add(branch(69))).relu(); });
+      pair_rows("(conv + b) + (y + b1), no relu " + tag, [=] { return conv(70).add(branch(73).add(bias1(74))); });
+      check_not_rows("(conv + (y + b1)) + (y + b1) " + tag, [=] {
+        const Tensor s = branch(75).add(bias1(76));
+        return conv(77).add(s).add(s);
+      });
+    }
 }
 
 TEST(CpuEpilogueRows, OtherChainsKeepTheTileInterpreter) {
