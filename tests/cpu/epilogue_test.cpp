@@ -171,6 +171,33 @@ TEST(CpuBackend, ConvEpilogueBiasOverPlanes) {
       }
 }
 
+// A ResNet's last block into its global average pool: the bias + residual + ReLU read only by a
+// REDUCE ADD is the conv's epilogue (and the sum folds its buffer), not fused into the sum;
+// a linear layer's biased ReLU summed over its rows likewise; a small one not. Wide and narrow images, two
+// rounding modes, specials; bits against the reference on every target and thread count.
+TEST(CpuBackend, EpilogueBeforeASum) {
+  for (int64_t width : {20, 6})
+    for (Round r : {Round::NearestEven, Round::Down}) {
+      const std::string tag = "on 20x" + std::to_string(width) + " " + std::string(round_name(r));
+      check_epilogue("mean(relu(conv2d + bias + residual)) " + tag, true, [&] {
+        Tensor x = data(DType::Float32, {3, 4, 20, width}, 60 + width);
+        Tensor w = data(DType::Float32, {12, 4, 3, 3}, 61), b = data(DType::Float32, {12}, 62, true);
+        Tensor res = data(DType::Float32, {3, 12, 20, width}, 63, true);
+        RoundingScope scope(r);
+        return x.conv2d(w, b, 1, {1}, {1}, {1}).add(res).relu().mean(Axis({2, 3}));
+      });
+    }
+  check_epilogue("sum(relu(x @ w + b)) over rows", true, [&] {
+    return relu_where(mm(data(DType::Float32, {100, 60}, 64), data(DType::Float32, {60, 64}, 65)).add(data(DType::Float32, {64}, 66, true)))
+        .sum(Axis({0}));
+  });
+  // Small (under the matmul kernel's 4096 products): left fused into the sum.
+  check_epilogue("sum(relu(x @ w + b)) over rows, small", false, [&] {
+    return relu_where(mm(data(DType::Float32, {20, 10}, 67), data(DType::Float32, {10, 16}, 68)).add(data(DType::Float32, {16}, 69, true)))
+        .sum(Axis({0}));
+  });
+}
+
 // What blocks the epilogue: the product read by something else as well (a second kernel, or a
 // tensor the caller keeps, as a gradient would), or a consumer that changes the dtype. The
 // results are still the reference's.
