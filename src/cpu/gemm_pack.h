@@ -12,9 +12,18 @@
 namespace maroon::cpu {
 
 // Whether idx[0..n) steps by one (a row or column that is contiguous in memory).
+// In blocks of 16 without a branch per element, which the compiler turns into vector compares:
+// element by element, Block's checks of each panel's columns (48 to 64 offsets, twice) were a
+// fifth of its own samples in the ONNX ResNet. Unsigned, so that no offset can overflow.
 inline bool adjacent(const int64_t* idx, int64_t n) {
-  for (int64_t i = 1; i < n; ++i)
-    if (idx[i] != idx[0] + i) return false;
+  if (n <= 1) return true;
+  const uint64_t first = static_cast<uint64_t>(idx[0]);
+  for (int64_t i0 = 0; i0 < n; i0 += 16) {
+    const int64_t e = std::min<int64_t>(n, i0 + 16);
+    uint64_t differ = 0;
+    for (int64_t i = i0; i < e; ++i) differ |= static_cast<uint64_t>(idx[i]) ^ (first + static_cast<uint64_t>(i));
+    if (differ) return false;
+  }
   return true;
 }
 
