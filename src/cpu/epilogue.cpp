@@ -109,6 +109,7 @@ Epilogue::Epilogue(Node& out, Node* leaf, std::unique_ptr<Program>* kept) : out_
     else if (!splat_[l].empty()) reads[l] = LeafRead::kScalar, scalar[l] = splat_[l].data();
     else if (contiguous_[l]) reads[l] = LeafRead::kStream;
     else if (run_[l] > 1) reads[l] = LeafRead::kRunScalar;
+    else if (along_row_[l]) reads[l] = LeafRead::kRowStream;
   }
   has_rows_ = match_row_epilogue(*prog_, reads, scalar, &rows_);
 }
@@ -212,6 +213,11 @@ bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
       src[s] = splat_[l].data();
     } else if (stream[s]) {
       src[s] = leaf->buffer->bytes() + p * static_cast<int64_t>(sz);
+    } else if (along_row_[l]) {  // a bias along the rows: adjacent elements from p's column
+      const int64_t row = out_.shape.back(), col = p % row;
+      if (col + n > row) return false;
+      src[s] = leaf->buffer->bytes() + (maps_[l]->offset + col) * static_cast<int64_t>(sz);
+      stream[s] = true;
     } else {  // one element along [p, p + n), or not this way
       const int64_t q = p / run_[l];
       if (p + n > (q + 1) * run_[l]) return false;

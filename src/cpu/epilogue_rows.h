@@ -24,12 +24,13 @@ struct RowEpilogue {
 };
 
 // How each leaf of an epilogue's program reads the output's positions.
-enum class LeafRead : uint8_t { kOther, kSelf, kScalar, kRunScalar, kStream };
+enum class LeafRead : uint8_t { kOther, kSelf, kScalar, kRunScalar, kStream, kRowStream };
 
 // Whether prog is such a program over leaves read as `reads` says (the product kSelf; kScalar:
 // one element everywhere, at scalar[l]; kRunScalar: one element along a run; kStream: the
-// output's layout), float32 or float64, every add rounded to nearest, CMPLT's 0 either zero;
-// fills *e.
+// output's layout; kRowStream: moving only along the output's last axis, by one, so a run within
+// a row reads adjacent elements, as a linear layer's bias), float32 or float64, every add rounded
+// to nearest, CMPLT's 0 either zero; fills *e.
 bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
                         const std::vector<const void*>& scalar, RowEpilogue* e);
 

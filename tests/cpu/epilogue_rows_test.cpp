@@ -4,7 +4,7 @@
 // images whose rows are not whole vectors, computed transposed (wide images) and not (narrow
 // ones); a bias alone (NaN sums made canonical, bias NaNs with payloads); a product with a bias
 // per row; float32 and float64 with NaN, infinities, signed zeros (sums of +-0 that ReLU maps to
-// +0) and subnormals; an operand that is itself a sum of two leaves. Programs it must leave to the tile interpreter: an add rounded upward,
+// +0) and subnormals; an operand that is itself a sum of two leaves; a bias along the rows. Programs it must leave to the tile interpreter: an add rounded upward,
 // ReLU as MAXIMUM, a scale.
 #include <gtest/gtest.h>
 
@@ -161,6 +161,27 @@ TEST(CpuEpilogueRows, ResidualBranchSumAddedInTheRow) {
       check_not_rows("(conv + (y + b1)) + (y + b1) " + tag, [=] {
         const Tensor s = branch(75).add(bias1(76));
         return conv(77).add(s).add(s);
+      });
+    }
+}
+
+// A linear layer's bias (one element per output column, the same for every row) read as a
+// stream from the run's column: x @ w + b, with a ReLU, with a residual added too, and a bias
+// with specials added to a sum of two leaves; rows of 256, 300 and 70 columns (tasks split the
+// columns, so runs start mid-row), float32 and float64, two rounding modes for the plain case.
+// Each CPU run must take the row epilogue.
+TEST(CpuEpilogueRows, LinearBiasAlongTheRows) {
+  for (DType d : {DType::Float32, DType::Float64})
+    for (int64_t n : {256, 300, 70}) {
+      const std::string tag = std::string(dtype_name(d)) + " 40x24 @ 24x" + std::to_string(n);
+      auto x = [=](uint64_t seed) { return near_one_tensor(d, {40, 24}, seed); };
+      auto w = [=](uint64_t seed) { return near_one_tensor(d, {24, n}, seed); };
+      check_rows("x @ w + b, relu " + tag, [=] { return x(80).matmul(w(81)).add(special_bias(d, n, 82)).relu(); });
+      check_rows("x @ w + b + residual " + tag, [=] {
+        return x(83).matmul(w(84)).add(near_one_tensor(d, {n}, 85, true)).add(near_one_tensor(d, {40, n}, 86, true));
+      });
+      check_rows("x @ w + b, no relu (NaN sums canonical) " + tag, [=] {
+        return x(87).matmul(w(88)).add(special_bias(d, n, 89));
       });
     }
 }
