@@ -165,7 +165,7 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
       // moving only along the rows is read at its column, without unravelling p (the 64-bit
       // divisions were a quarter of this function's time in the ONNX transformer).
       if (along_row_[l]) {
-        direct[l] = src + (m.offset + col) * static_cast<int64_t>(sz);
+        direct[l] = row_element(static_cast<int>(l), col);
         t_row_by_column = true;
       } else {
         unravel(out_.shape, p, coords.data());
@@ -216,7 +216,7 @@ bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
     } else if (along_row_[l]) {  // a bias along the rows: adjacent elements from p's column
       const int64_t row = out_.shape.back(), col = p % row;
       if (col + n > row) return false;
-      src[s] = leaf->buffer->bytes() + (maps_[l]->offset + col) * static_cast<int64_t>(sz);
+      src[s] = row_element(l, col);
       stream[s] = true;
     } else {  // one element along [p, p + n), or not this way
       const int64_t q = p / run_[l];
@@ -232,6 +232,10 @@ bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
   const void* z = rows_.relu ? splat_[rows_.zero].data() : nullptr;
   run_row_epilogue(rows_, C + p * static_cast<int64_t>(itemsize(out_.dtype)), n, src, stream, z);
   return true;
+}
+
+const uint8_t* Epilogue::row_element(int l, int64_t col) const {
+  return prog_->leaves[l]->buffer->bytes() + (maps_[l]->offset + col) * static_cast<int64_t>(size_[l]);
 }
 
 // Leaf l's index for the positions [q * run_[l], (q + 1) * run_[l]): q holds the coordinates of

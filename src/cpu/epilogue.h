@@ -38,6 +38,8 @@ class Epilogue {
   bool run_rows(uint8_t* C, int64_t p, int64_t n) const;
   void tile(uint8_t* C, int64_t p, int n, TileEval& ev) const;
   int64_t run_index(int l, int64_t q) const;
+  // Leaf l's element at output column col, for a leaf moving only along the rows (along_row_).
+  const uint8_t* row_element(int l, int64_t col) const;
 
   Node& out_;
   Program own_;                                  // the program, unless a kept one is used

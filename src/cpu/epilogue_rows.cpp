@@ -12,6 +12,7 @@
 
 #include "cpu/lane_ops-inl.h"  // Canonical
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -136,25 +137,23 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
   auto readable = [&](int v) { return v >= 0 && v < L && reads[v] != LeafRead::kOther && reads[v] != LeafRead::kSelf; };
   RowEpilogue r;
   r.dtype = d;
-  std::vector<int> pair_at(static_cast<size_t>(n), -1);  // an ADD of two leaves: its instruction
-  int pairs = 0;  // pairs defined and not yet added to t (each must be, once)
+  // Per instruction: an ADD of two leaves not yet added to t (each must be, once).
+  std::vector<char> pending(static_cast<size_t>(n), 0);
   int i = 0;
   for (; i < n && prog.code[i].op == Op::ADD; ++i) {
     const Instr& ins = prog.code[i];
     if (ins.in != d || ins.out != d || ins.rnd != Round::NearestEven || ins.nsrc != 2) return false;
     if (ins.src[0] != cur && ins.src[1] != cur) {  // y + b beside the chain, added to t later
       if (!readable(ins.src[0]) || !readable(ins.src[1])) return false;
-      pair_at[i] = i;
-      ++pairs;
+      pending[i] = 1;
       continue;
     }
     const int other = ins.src[0] == cur ? ins.src[1] : ins.src[0];
     if (r.adds == RowEpilogue::kMaxAdds) return false;
     r.leaf2[r.adds] = -1;
-    if (other >= L && other - L < i && pair_at[other - L] >= 0) {
+    if (other >= L && other - L < i && pending[other - L]) {
       const Instr& y = prog.code[other - L];
-      pair_at[other - L] = -1;  // used once: its value is computed where t takes it
-      --pairs;
+      pending[other - L] = 0;  // used once: its value is computed where t takes it
       r.leaf[r.adds] = y.src[0];
       r.leaf2[r.adds] = y.src[1];
     } else if (readable(other)) {
@@ -165,7 +164,7 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
     ++r.adds;
     cur = L + i;
   }
-  if (pairs != 0) return false;
+  if (std::find(pending.begin(), pending.end(), 1) != pending.end()) return false;
   if (i + 2 == n) {  // ReLU: CMPLT(0, t), then WHERE(that, t, z)
     const Instr& cmp = prog.code[i];
     const Instr& sel = prog.code[i + 1];
