@@ -147,12 +147,25 @@ void AtomicFile::fail(const std::string& what, int err) {
 
 void AtomicFile::write(const void* data, size_t n) {
   if (fd_ < 0 || committed_) throw Error(who_ + " '" + path_ + "': write after commit or failure");
+  if (n < kSmall) {
+    if (pending_.size() + n > kGather) flush();
+    pending_.append(static_cast<const char*>(data), n);
+    return;
+  }
+  flush();
   int err = 0;
   if (!write_all(fd_, static_cast<const char*>(data), n, err)) fail("write failed", err);
 }
 
+void AtomicFile::flush() {
+  int err = 0;
+  if (!pending_.empty() && !write_all(fd_, pending_.data(), pending_.size(), err)) fail("write failed", err);
+  pending_.clear();
+}
+
 void AtomicFile::commit() {
   if (fd_ < 0 || committed_) throw Error(who_ + " '" + path_ + "': commit after commit or failure");
+  flush();
   if (::fsync(fd_) != 0) fail("fsync failed", errno);
   if (::close(fd_) != 0) {
     fd_ = -1;
