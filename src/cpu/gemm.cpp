@@ -14,6 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/gemm.h"
@@ -29,6 +30,7 @@ std::atomic<int64_t>& column_run_task_count();
 std::atomic<int64_t>& edge_task_count(GemmEdge kind);  // shared by every target's kernel (defined below)
 std::atomic<int64_t>& fused_tile_task_count();
 std::atomic<int64_t>& task_span_panel_count();
+std::atomic<int64_t>& a_in_place_task_count();
 }  // namespace maroon::cpu
 
 HWY_BEFORE_NAMESPACE();
@@ -132,6 +134,57 @@ HWY_NOINLINE void Micro8x3(const T* HWY_RESTRICT ap, const BSource<T>& bs, int k
 #define MAROON_BCOLS(Z) Z(0) Z(1) Z(2)
   constexpr size_t kNV = 3;
   MAROON_MICRO_BODY(8, 3)
+#undef MAROON_ROWS
+#undef MAROON_COLS
+#undef MAROON_BCOLS
+}
+
+// A tile whose A is read in place, not packed (Block's a_in_place): row r's element k is at
+// A + off[r] + kA[k], broadcast from there as the packed tiles broadcast theirs from the panel.
+// The same steps in the same k order as the packed tile (the packed panel holds copies of
+// these elements), so the same bits. B is packed.
+template <class T>
+using MicroAFn = void (*)(const T*, const int64_t*, const int64_t*, const BSource<T>&, int, T* const*, bool, bool);
+#define MAROON_MICRO_A_BODY(MR, NV)                                                  \
+  const hn::ScalableTag<T> d;                                                        \
+  const size_t L = hn::Lanes(d);                                                     \
+  const T* HWY_RESTRICT bp = bs.packed;                                              \
+  MAROON_ROWS(MAROON_OFFSET)                                                         \
+  MAROON_ROWS(MAROON_LOAD)                                                           \
+  for (int k = 0; k < kc; ++k) {                                                     \
+    MAROON_BCOLS(MAROON_LOADBP)                                                      \
+    const T* a = A + kA[k];                                                          \
+    MAROON_ROWS(MAROON_STEPA)                                                        \
+  }                                                                                  \
+  if (last) {                                                                        \
+    const auto nan = hn::Set(d, CanonicalNaN<T>());                                  \
+    MAROON_ROWS(MAROON_CANON)                                                        \
+  }                                                                                  \
+  MAROON_ROWS(MAROON_STORE)
+#define MAROON_OFFSET(r) const int64_t o##r = off[r];
+#define MAROON_LOADBP(j) const auto b##j = hn::LoadU(d, bp + (k * kNV + (j)) * L);
+#define MAROON_STEPAC(r, j) c##r##j = ProductStep<kFma>(d, a + o##r, b##j, c##r##j);
+#define MAROON_STEPA(r) MAROON_COLS(MAROON_STEPAC, r)
+template <class T, bool kFma>
+HWY_NOINLINE void MicroA12x2(const T* HWY_RESTRICT A, const int64_t* off, const int64_t* HWY_RESTRICT kA,
+                             const BSource<T>& bs, int kc, T* const* c, bool first, bool last) {
+#define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define MAROON_COLS(Y, r) Y(r, 0) Y(r, 1)
+#define MAROON_BCOLS(Z) Z(0) Z(1)
+  constexpr size_t kNV = 2;
+  MAROON_MICRO_A_BODY(12, 2)
+#undef MAROON_ROWS
+#undef MAROON_COLS
+#undef MAROON_BCOLS
+}
+template <class T, bool kFma>
+HWY_NOINLINE void MicroA6x4(const T* HWY_RESTRICT A, const int64_t* off, const int64_t* HWY_RESTRICT kA,
+                            const BSource<T>& bs, int kc, T* const* c, bool first, bool last) {
+#define MAROON_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define MAROON_COLS(Y, r) Y(r, 0) Y(r, 1) Y(r, 2) Y(r, 3)
+#define MAROON_BCOLS(Z) Z(0) Z(1) Z(2) Z(3)
+  constexpr size_t kNV = 4;
+  MAROON_MICRO_A_BODY(6, 4)
 #undef MAROON_ROWS
 #undef MAROON_COLS
 #undef MAROON_BCOLS
@@ -604,7 +657,21 @@ inline int64_t ColumnRuns(const int64_t* idx, int64_t n) {
   return runs;
 }
 
-template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect, EdgeFn<T> Edge = nullptr>
+// Whether a task reads A in place (MicroA) instead of packing it: only where each element of
+// a packed panel would be read by a single tile (one column panel), and k runs through A in
+// runs (its first four k adjacent) but not in one line (a row-major A keeps its packed panels):
+// conv2d's weight gradient computed transposed, whose A is the im2col matrix (rows (cin, ky,
+// kx), k (image, oy, ox) in runs along output rows). Packed, the copy of every element
+// (PackARows) was a fifth of beautiful_mnist's second-layer weight gradient (fused, one thread:
+// 123 -> 89 ms with A in place; 66 -> 54 ms on two threads). A forward conv's rows of three
+// (PackASpan's panels) measured the same either way on the ONNX CNN and ResNet, and keep their
+// packing. The path never changes a bit.
+inline bool AInPlace(const GemmArgs& g, int64_t np) {
+  return np == 1 && g.K >= 64 && g.kA[3] == g.kA[0] + 3 && g.kA[g.K - 1] - g.kA[0] != g.K - 1;
+}
+
+template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect, EdgeFn<T> Edge = nullptr,
+          MicroAFn<T> MicroA = nullptr>
 void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d)), NR = NV * L;
@@ -685,6 +752,12 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const bool pack_each = np == 1;
   // A packed once for every task (GemmArgs::apacked): its panels for k block k0 are read there.
   const T* const shared_a = g.apacked && g.apacked_mr == kMR && i0 == 0 ? static_cast<const T*>(g.apacked) : nullptr;
+  // A read in place (AInPlace): every tile whole (kMR x NV, its rows past the product's reading
+  // the last row again and landing in the scratch tile), B packed.
+  const bool a_in_place = MicroA && !shared_a && !any_in_b && task_spans == 0 && AInPlace(g, np);
+  if (a_in_place) a_in_place_task_count().fetch_add(1, std::memory_order_relaxed);
+  const T* const A = static_cast<const T*>(g.A) + g.batchA[b];
+  auto tile = [&](int64_t pi, int64_t pj) { return a_in_place ? TileKernel<T>{nullptr, kMR, NV} : kernel(pi, pj); };
   for (int64_t k0 = 0; k0 < g.K; k0 += KC) {
     const int kc = static_cast<int>(std::min<int64_t>(KC, g.K - k0));
     auto pack_a = [&](int64_t pi) {
@@ -693,7 +766,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
     auto a_panel = [&](int64_t pi) -> const T* {
       return shared_a ? shared_a + (pi * g.K + k0) * kMR : apack + pi * kc * kMR;
     };
-    if (!pack_each)
+    if (!pack_each && !a_in_place)
       for (int64_t pi = 0; pi < mp; ++pi) pack_a(pi);
     for (int64_t pj = 0; pj < np; ++pj) {
       BSource<T> bs{bpack + ((j0 / NR + pj) * g.K + k0) * NR, {}, g.kB + k0};
@@ -704,13 +777,19 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
         bs.packed = spack;
       }
       for (int64_t pi = 0; pi < mp; ++pi) {
-        if (pack_each) pack_a(pi);
-        const TileKernel<T> t = kernel(pi, pj);
+        if (pack_each && !a_in_place) pack_a(pi);
+        const TileKernel<T> t = tile(pi, pj);
         const bool out = in_place(pi, pj, t);
         T* rows[kMR];
         for (int r = 0; r < kMR; ++r) {  // rows past t.rows: never touched by the kernel
           const int64_t i = pi * kMR + r;
           rows[r] = out && r < t.rows ? C + g.rowC[i0 + i] + g.colC[j0 + pj * NR] : ctile + i * ldc + pj * NR;
+        }
+        if (a_in_place) {
+          int64_t off[kMR];
+          for (int r = 0; r < kMR; ++r) off[r] = g.rowA[i0 + std::min<int64_t>(pi * kMR + r, mc - 1)];
+          if constexpr (MicroA != nullptr) MicroA(A, off, g.kA + k0, bs, kc, rows, k0 == 0, k0 + kc == g.K);
+          continue;
         }
         t.fn(a_panel(pi), bs, kc, rows, k0 == 0, k0 + kc == g.K);
       }
@@ -720,7 +799,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   for (int64_t pj = 0; pj < np; ++pj) {  // tiles not kept in place
     const int64_t ja = pj * NR, jb = std::min(nc, (pj + 1) * NR);
     for (int64_t pi = 0; pi < mp; ++pi) {
-      if (in_place(pi, pj, kernel(pi, pj))) continue;
+      if (in_place(pi, pj, tile(pi, pj))) continue;
       const int64_t ia = pi * kMR, ib = std::min(mc, (pi + 1) * kMR);
       if (unit[pj]) {  // an edge tile
         for (int64_t i = ia; i < ib; ++i)
@@ -845,13 +924,29 @@ TileKernel<T> Edge4x2(int64_t rows, int64_t vecs, bool direct) {
 
 // F: the tiles' step is an FMA (REDUCE_MULACC) rather than a multiply then an add: the only
 // difference between the two products' kernels (packing, blocking, edges, epilogues are shared).
+// A read in place (Block's a_in_place): float32 on AVX-512, whose 32 registers hold the tile,
+// its B vectors and the row offsets' broadcasts (elsewhere A is packed, with the same bits).
+#if (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && defined(__GNUC__)
+template <class T, bool F>
+constexpr MicroAFn<T> kMicroA12x2 = std::is_same_v<T, float> ? MicroA12x2<T, F> : nullptr;
+template <class T, bool F>
+constexpr MicroAFn<T> kMicroA6x4 = std::is_same_v<T, float> ? MicroA6x4<T, F> : nullptr;
+#else
+template <class T, bool F>
+constexpr MicroAFn<T> kMicroA12x2 = nullptr;
+template <class T, bool F>
+constexpr MicroAFn<T> kMicroA6x4 = nullptr;
+#endif
+
 template <class T, bool F>
 void BlockAny(const GemmArgs& g, const void* bp, int64_t t) {
   const T* p = static_cast<const T*>(bp);
   switch (TileFor<T>(g.M, g.N)) {
-    case Tile::k6x4: return Block<T, 6, 4, Micro6x4<T, false, F>, Micro6x4<T, true, F>, Edge6x4<T, F>>(g, p, t);
+    case Tile::k6x4:
+      return Block<T, 6, 4, Micro6x4<T, false, F>, Micro6x4<T, true, F>, Edge6x4<T, F>, kMicroA6x4<T, F>>(g, p, t);
     case Tile::k8x3: return Block<T, 8, 3, Micro8x3<T, false, F>, Micro8x3<T, true, F>>(g, p, t);
-    case Tile::k12x2: return Block<T, 12, 2, Micro12x2<T, false, F>, Micro12x2<T, true, F>, Edge12x2<T, F>>(g, p, t);
+    case Tile::k12x2:
+      return Block<T, 12, 2, Micro12x2<T, false, F>, Micro12x2<T, true, F>, Edge12x2<T, F>, kMicroA12x2<T, F>>(g, p, t);
     case Tile::k4x2: return Block<T, 4, 2, Micro4x2<T, false, F>, Micro4x2<T, true, F>, Edge4x2<T, F>>(g, p, t);
   }
 }
@@ -965,6 +1060,11 @@ std::atomic<int64_t>& task_span_panel_count() {
   return n;
 }
 int64_t gemm_task_span_panels() { return task_span_panel_count().load(std::memory_order_relaxed); }
+std::atomic<int64_t>& a_in_place_task_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+int64_t gemm_a_in_place_tasks() { return a_in_place_task_count().load(std::memory_order_relaxed); }
 int64_t gemm_fused_tile_tasks() { return fused_tile_task_count().load(std::memory_order_relaxed); }
 }  // namespace maroon::cpu
 #endif

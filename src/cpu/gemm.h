@@ -150,6 +150,9 @@ int64_t gemm_column_run_tasks();
 int64_t gemm_task_span_panels();
 // How many tasks read at least one B panel in place (the harness checks that its cases did).
 int64_t gemm_direct_tasks();
+// How many tasks read A in place instead of packing it (float32 on AVX-512: conv2d's weight
+// gradient computed transposed; gemm.cpp's AInPlace), in this process (for the harness).
+int64_t gemm_a_in_place_tasks();
 // Edge kernels (gemm.cpp's MicroEdge): a product's last rows (short) or last columns (narrow)
 // computed by a kernel of fewer rows or vectors than the tile's; short ones also with B read in
 // place (conv2d's im2col panels).

@@ -160,28 +160,38 @@ TEST(CpuConvGradients, WeightGradientPanelsPackedRowByRow) {
         [&] { return gradients(c, DType::Float32, Round::NearestEven, true); });
 }
 
-// The same panels on x86 with AVX2 or AVX-512 (float32): eight k at a time through registers
-// wherever eight k are adjacent along an output row (gemm.cpp's PackAPanel), then four, the rest
-// element by element; every run on those targets must take it. On AVX-512, twelve-row panels (4
-// output channels: the 12 x 2 tile) with runs of 20 k cut by the 256-k blocks (also with inf and
-// NaN) and of 6 (4 through registers, 2 element by element), and six-row panels (64 output
-// channels: the 6 x 4 tile) with runs of 12 (8 and 4); on AVX2, four-row panels (its 4 x 2
-// tile) of the same. Only compared: a stride of 2 (no two k adjacent) and a padded image (its
-// windows copied dense with kx innermost, so no two k adjacent either).
+// The same panels on x86 with AVX2 (float32): eight k at a time through registers wherever
+// eight k are adjacent along an output row (gemm.cpp's PackAPanel), then four, the rest element
+// by element; every run on that target must take it. On AVX-512 the same products read A in
+// place instead (gemm.cpp's AInPlace: one column panel), and every run there must: twelve-row
+// tiles (4 output channels: the 12 x 2 tile, 200 rows, so the last tile is part past the
+// product) with runs of 20 k cut by the 128-k blocks (also with inf and NaN, and fused) and of
+// 6, and six-row tiles (64 output channels: the 6 x 4 tile) with runs of 12; on AVX2, four-row
+// panels (its 4 x 2 tile) of the same. Only compared: a stride of 2 (no two k adjacent) and a
+// padded image (its windows copied dense with kx innermost, so no two k adjacent either).
 TEST(CpuConvGradients, WeightGradientPanelsPackedInRegisters) {
-  const std::vector<std::string> x86{"avx2", "avx512"};
   auto windows = [] { return cpu::gemm_register_window_a_panels(); };
+  auto in_place = [] { return cpu::gemm_a_in_place_tasks(); };
   const Conv runs20{"runs of 20", 4, 8, 4, 24, 24, 5, 5, {1}, {1}, {0}};
   const Conv runs12{"runs of 12", 7, 12, 64, 16, 16, 5, 5, {1}, {1}, {0}};
   const Conv runs6{"runs of 6", 51, 16, 4, 8, 8, 3, 3, {1}, {1}, {0}};
   int checked = 0;
-  for (const Conv& c : {runs20, runs12, runs6})
-    checked += check_path_on(describe(c, DType::Float32, Round::NearestEven),
-                             [&] { return gradients(c, DType::Float32, Round::NearestEven, false); }, windows,
-                             "pack A through registers", x86);
-  checked += check_path_on(describe(runs20, DType::Float32, Round::Down) + " with inf and NaN",
-                           [&] { return gradients(runs20, DType::Float32, Round::Down, true); }, windows,
-                           "pack A through registers", x86);
+  for (const Conv& c : {runs20, runs12, runs6}) {
+    auto run = [&] { return gradients(c, DType::Float32, Round::NearestEven, false); };
+    checked += check_path_on(describe(c, DType::Float32, Round::NearestEven), run, windows, "pack A through registers",
+                             {"avx2"});
+    checked += check_path_on(describe(c, DType::Float32, Round::NearestEven), run, in_place, "read A in place",
+                             {"avx512"});
+  }
+  auto specials = [&] { return gradients(runs20, DType::Float32, Round::Down, true); };
+  checked += check_path_on(describe(runs20, DType::Float32, Round::Down) + " with inf and NaN", specials, windows,
+                           "pack A through registers", {"avx2"});
+  checked += check_path_on(describe(runs20, DType::Float32, Round::Down) + " with inf and NaN", specials, in_place,
+                           "read A in place", {"avx512"});
+  for (const Conv& c : {runs20, runs12})  // the FMA tiles (REDUCE_MULACC) read A in place too
+    checked += check_path_on(describe(c, DType::Float32, Round::NearestEven) + " fused",
+                             [&] { return gradients(c, DType::Float32, Round::NearestEven, false, true); }, in_place,
+                             "read A in place", {"avx512"});
   for (const Conv& c : {Conv{"stride 2", 14, 8, 4, 24, 24, 5, 5, {2}, {1}, {0}},
                         Conv{"padded", 4, 16, 4, 22, 22, 3, 3, {1}, {1}, {1}}})
     check(describe(c, DType::Float32, Round::NearestEven),
