@@ -135,6 +135,9 @@ int64_t matmul_narrow_transposes();
 // How many products were computed transposed for whole output rows (conv2d: try_matmul's
 // conv_rows), in this process (for the harness).
 int64_t matmul_conv_row_products();
+// How many products packed their one B panel in blocks of k rows, in parallel (try_matmul: a
+// long k, conv2d's weight gradient), in this process (for the harness).
+int64_t matmul_row_block_packs();
 // How many A panels of float32 rows within 32 elements of their first were packed a k at a time
 // by a lane permute (AVX-512 only: conv2d's im2col rows, not computed transposed).
 int64_t gemm_span_a_panels();

@@ -22,10 +22,11 @@ std::atomic<int64_t> g_column_splits{0};
 
 int64_t matmul_column_splits() { return g_column_splits.load(); }
 namespace {
-std::atomic<int64_t> g_narrow_transposes{0}, g_conv_rows{0};
+std::atomic<int64_t> g_narrow_transposes{0}, g_conv_rows{0}, g_row_block_packs{0};
 }  // namespace
 int64_t matmul_narrow_transposes() { return g_narrow_transposes.load(); }
 int64_t matmul_conv_row_products() { return g_conv_rows.load(); }
+int64_t matmul_row_block_packs() { return g_row_block_packs.load(); }
 
 std::atomic<int64_t> g_transposed_b_panels{0};  // counted by pack_b_panels (gemm_pack.h)
 int64_t gemm_transposed_b_panels() { return g_transposed_b_panels.load(); }
@@ -157,6 +158,10 @@ bool finish_matmul(Node& out, const Epilogue* epi, std::shared_ptr<Buffer> buf) 
 }
 }  // namespace
 
+// Rows of k per task when a single B panel is packed in parallel (a fixed size: the split
+// depends on the shape only).
+constexpr int64_t kPackRows = 4096;
+
 bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi) {
   MatmulPlan plan;
   if (!plan_matmul_node(out, chain, &plan)) return false;
@@ -251,9 +256,26 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).
     const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 17) / (nr * K));
-    parallel_for((panels + per_task - 1) / per_task, [&](int64_t t) {
-      gemm_pack_b(d, g, b, bp, t * per_task, std::min(panels, (t + 1) * per_task));
-    }, Round::NearestEven);
+    if (panels <= 4 && K >= 2 * kPackRows) {
+      // A few panels over a long k (conv2d's weight gradient: the output gradient transposed,
+      // one panel of 26 MB for beautiful_mnist's second layer at batch 512) were a task or a
+      // few, one thread's copy while the other waited: each panel's rows are packed in blocks,
+      // each block where the whole panel's packing puts it (panel p is [K][nr] at p * K * nr).
+      g_row_block_packs.fetch_add(1, std::memory_order_relaxed);
+      const int64_t blocks = (K + kPackRows - 1) / kPackRows;
+      parallel_for(panels * blocks, [&](int64_t t) {
+        const int64_t p = t / blocks, k0 = t % blocks * kPackRows;
+        GemmArgs rows = g;  // k0's block of rows, packed as panel p of a product of rows.K rows
+        rows.kB = g.kB + k0, rows.K = std::min(kPackRows, K - k0);
+        // (M and N stay the product's: they choose the tile, so the panel's width.)
+        char* const base = static_cast<char*>(bp) + static_cast<size_t>((p * (K - rows.K) + k0) * nr) * sz;
+        gemm_pack_b(d, rows, b, base, p, p + 1);
+      }, Round::NearestEven);
+    } else {
+      parallel_for((panels + per_task - 1) / per_task, [&](int64_t t) {
+        gemm_pack_b(d, g, b, bp, t * per_task, std::min(panels, (t + 1) * per_task));
+      }, Round::NearestEven);
+    }
     parallel_for(per_batch, [&](int64_t t) {
       if (out.rnd != Round::NearestEven) set_hw_round(out.rnd);
       gemm_task(d, g, bp, b * per_batch + t);

@@ -199,5 +199,22 @@ TEST(CpuConvGradients, WeightGradientPanelsPackedInRegisters) {
   if (checked == 0) GTEST_SKIP() << "no AVX2 on this machine: compared, path not checked";
 }
 
+// A weight gradient summed over a long k (24 images of 20x20 outputs: k = 9600, more than two
+// blocks of 4096 rows): its one B panel, the output gradient transposed, is packed a block of
+// rows per task (try_matmul), each block's stretches of k (an image's plane) transposed whole
+// (pack_b_panels). Every run must pack so (fused: on the targets with FMA); with inf and NaN.
+TEST(CpuConvGradients, LongWeightGradientPacksItsPanelInRowBlocks) {
+  const Conv c{"weight gradient over 24 images", 24, 8, 4, 24, 24, 5, 5, {1}, {1}, {0}};
+  auto blocks = [] { return cpu::matmul_row_block_packs(); };
+  check_path(describe(c, DType::Float32, Round::NearestEven),
+             [&] { return gradients(c, DType::Float32, Round::NearestEven, false); }, blocks, "pack B in row blocks");
+  check_path(describe(c, DType::Float32, Round::Up) + " with inf and NaN",
+             [&] { return gradients(c, DType::Float32, Round::Up, true); }, blocks, "pack B in row blocks");
+  // Fused: the packed tiles run only where the target has FMA (elsewhere the exact software path).
+  check_path_on(describe(c, DType::Float32, Round::NearestEven) + " fused",
+                [&] { return gradients(c, DType::Float32, Round::NearestEven, false, true); }, blocks,
+                "pack B in row blocks", {"avx2", "avx512"});
+}
+
 }  // namespace
 }  // namespace maroon::test
