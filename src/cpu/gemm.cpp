@@ -754,7 +754,7 @@ void Block(const GemmArgs& g, const T* bpack, int64_t task) {
   const T* const shared_a = g.apacked && g.apacked_mr == kMR && i0 == 0 ? static_cast<const T*>(g.apacked) : nullptr;
   // A read in place (AInPlace): every tile whole (kMR x NV, its rows past the product's reading
   // the last row again and landing in the scratch tile), B packed.
-  const bool a_in_place = MicroA && !shared_a && !any_in_b && task_spans == 0 && AInPlace(g, np);
+  const bool a_in_place = MicroA != nullptr && !shared_a && !any_in_b && task_spans == 0 && AInPlace(g, np);
   if (a_in_place) a_in_place_task_count().fetch_add(1, std::memory_order_relaxed);
   const T* const A = static_cast<const T*>(g.A) + g.batchA[b];
   auto tile = [&](int64_t pi, int64_t pj) { return a_in_place ? TileKernel<T>{nullptr, kMR, NV} : kernel(pi, pj); };
