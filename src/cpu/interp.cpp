@@ -453,6 +453,7 @@ struct AffineBlock {
   int axes = 0;          // trailing axes in the block; 0: rows are long, copied as they are
   int64_t size = 1;      // positions in the block
   std::vector<int64_t> off;
+  bool pairs = false;    // off in adjacent pairs (a 2x2 pool window's rows): copied two at a time
 };
 
 AffineBlock affine_block(const LeafMap& m, const Shape& shape) {
@@ -469,6 +470,8 @@ AffineBlock affine_block(const LeafMap& m, const Shape& shape) {
     b.off[j] = o;
     for (int k = b.axes; k-- > 0;) { if (++c[k] < shape[nd - b.axes + k]) break; c[k] = 0; }
   }
+  b.pairs = b.size % 2 == 0;
+  for (int64_t j = 0; b.pairs && j < b.size; j += 2) b.pairs = b.off[j + 1] == b.off[j] + 1;
   return b;
 }
 
@@ -500,8 +503,26 @@ RowFill row_fill(const LeafMap& m, const Shape& shape) {
   return {r, step};
 }
 
+// Runs of a fixed length R (a 2x2 pool window's max, tie count and gradient, read once per
+// window by its four positions), unrolled: std::fill per run of four cost about as much as
+// the kernel's arithmetic. With step 1 the source is read in order, so the loop vectorizes.
+template <class T, int R>
+void fill_fixed_runs(const T* src, int64_t step, int n, T* dst) {
+  const int full = n / R;
+  if (step == 1) {
+    for (int k = 0; k < full; ++k)
+      for (int j = 0; j < R; ++j) dst[k * R + j] = src[k];
+  } else {
+    for (int k = 0; k < full; ++k)
+      for (int j = 0; j < R; ++j) dst[k * R + j] = src[k * step];
+  }
+  for (int i = full * R; i < n; ++i) dst[i] = src[full * step];
+}
+
 template <class T>
 void fill_runs_as(const T* src, int64_t step, int64_t r, int n, T* dst) {
+  if (r == 2) return fill_fixed_runs<T, 2>(src, step, n, dst);
+  if (r == 4) return fill_fixed_runs<T, 4>(src, step, n, dst);
   int64_t k = 0;
   for (int i = 0; i < n; i += static_cast<int>(r), ++k) std::fill(dst + i, dst + std::min<int64_t>(i + r, n), src[k * step]);
 }
@@ -555,6 +576,13 @@ void gather_block(const T* src, const int64_t* off, int n, T* dst) {
   for (int i = 0; i < n; ++i) dst[i] = src[off[i]];
 }
 
+// gather_block of 4-byte elements whose offsets come in adjacent pairs (AffineBlock::pairs), n
+// even: a pair a copy of 8 bytes (max-pool's gradient reading its input through the 2x2
+// windows: element by element this copy was most of that kernel). The same bytes either way.
+void gather_pairs(const uint8_t* src, const int64_t* off, int n, uint8_t* dst) {
+  for (int i = 0; i < n; i += 2) std::memcpy(dst + i * 4, src + off[i] * 4, 8);
+}
+
 // copy_affine() for a leaf with a block: whole blocks and the tile's partial ones at its ends.
 void copy_block(const LeafMap& m, const AffineBlock& b, const Shape& shape, int64_t p0, int n, void* dst) {
   const size_t nd = shape.size(), no = nd - b.axes, sz = itemsize(m.node->dtype);
@@ -570,7 +598,10 @@ void copy_block(const LeafMap& m, const AffineBlock& b, const Shape& shape, int6
     switch (sz) {
       case 1: gather_block(s, b.off.data() + j, seg, o); break;
       case 2: gather_block(reinterpret_cast<const uint16_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint16_t*>(o)); break;
-      case 4: gather_block(reinterpret_cast<const uint32_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint32_t*>(o)); break;
+      case 4:
+        if (b.pairs && j % 2 == 0 && seg % 2 == 0) gather_pairs(s, b.off.data() + j, seg, o);
+        else gather_block(reinterpret_cast<const uint32_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint32_t*>(o));
+        break;
       default: gather_block(reinterpret_cast<const uint64_t*>(s), b.off.data() + j, seg, reinterpret_cast<uint64_t*>(o)); break;
     }
     i += seg;

@@ -3,7 +3,8 @@
 // per-channel value, flips; every element size (bool, uint8, float16, int32, float32, float64),
 // against the reference executor on every SIMD target and 1, 2 and 3 threads (harness.h). These
 // leaves are copied a block of trailing axes at a time from a table of offsets
-// (src/cpu/interp.cpp, AffineBlock).
+// (src/cpu/interp.cpp, AffineBlock; the pool windows' 4-byte elements two at a time, their
+// offsets in adjacent pairs).
 #include <gtest/gtest.h>
 
 #include "cpu/kernel.h"
@@ -46,7 +47,8 @@ TEST(CpuBackend, ElementwiseOverShortRows) {
 
 // Leaves broadcast along short rows (a softmax's row maximum and sum, a layernorm's mean) are
 // filled run by run from the tile's number, no coordinates (src/cpu/interp.cpp, RowFill): rows of
-// 2 to 128 (a partial last tile), a broadcast over two trailing axes, a flipped leaf stepping
+// 2 to 128 (a partial last tile; rows of 2 and 4 by the unrolled fill, stepping forwards and,
+// flipped, backwards), a broadcast over two trailing axes, a flipped leaf stepping
 // backwards, every element size; each CPU run must fill by runs. Leaves whose outer axes do not
 // step as one (a transposed or half-flipped row maximum) keep the copy and only compare bits.
 TEST(CpuBackend, ElementwiseRowBroadcastFilledByRuns) {
@@ -58,7 +60,7 @@ TEST(CpuBackend, ElementwiseRowBroadcastFilledByRuns) {
     const std::string dn(dtype_name(d));
     struct Rows { Shape x, m; };
     for (const Rows& r : {Rows{{5, 7, 64}, {5, 7, 1}}, Rows{{3, 5, 32}, {3, 5, 1}}, Rows{{7, 13, 2}, {7, 13, 1}},
-                          Rows{{3, 3, 128}, {3, 3, 1}}, Rows{{5, 8, 8}, {5, 1, 1}}}) {
+                          Rows{{9, 5, 4}, {9, 5, 1}}, Rows{{3, 3, 128}, {3, 3, 1}}, Rows{{5, 8, 8}, {5, 1, 1}}}) {
       check_path_on("row broadcast " + shape_str(r.x) + " " + dn, [&] {
         Tensor x = random_bits_tensor(r.x, d, seed);
         Tensor m = random_bits_tensor(r.m, d, seed + 1);
