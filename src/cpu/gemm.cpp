@@ -53,6 +53,13 @@ struct BSource {
 // Rows are pointers, so a tile is read and written in place in the output or in a scratch tile.
 // A macro, because the accumulators must be named registers (SVE's sizeless vectors cannot live
 // in arrays).
+// The tile's end: on the last k block a NaN made the canonical one, then every row stored.
+#define MAROON_MICRO_FINISH                     \
+  if (last) {                                   \
+    const auto nan = hn::Set(d, CanonicalNaN<T>()); \
+    MAROON_ROWS(MAROON_CANON)                   \
+  }                                             \
+  MAROON_ROWS(MAROON_STORE)
 #define MAROON_MICRO_BODY(MR, NV)                                                    \
   const hn::ScalableTag<T> d;                                                        \
   const size_t L = hn::Lanes(d);                                                     \
@@ -65,11 +72,7 @@ struct BSource {
     const T* a = ap + k * (MR);                                                      \
     MAROON_ROWS(MAROON_STEP)                                                         \
   }                                                                                  \
-  if (last) {                                                                        \
-    const auto nan = hn::Set(d, CanonicalNaN<T>());                                  \
-    MAROON_ROWS(MAROON_CANON)                                                        \
-  }                                                                                  \
-  MAROON_ROWS(MAROON_STORE)
+  MAROON_MICRO_FINISH
 // B's vector j of row k: from the packed panel ([k][NV vectors]), or in place (kDirect).
 #define MAROON_BASE(j) const T* bb##j = bs.base[j];
 #define MAROON_LOADB(j) \
@@ -156,11 +159,7 @@ using MicroAFn = void (*)(const T*, const int64_t*, const int64_t*, const BSourc
     const T* a = A + kA[k];                                                          \
     MAROON_ROWS(MAROON_STEPA)                                                        \
   }                                                                                  \
-  if (last) {                                                                        \
-    const auto nan = hn::Set(d, CanonicalNaN<T>());                                  \
-    MAROON_ROWS(MAROON_CANON)                                                        \
-  }                                                                                  \
-  MAROON_ROWS(MAROON_STORE)
+  MAROON_MICRO_FINISH
 #define MAROON_OFFSET(r) const int64_t o##r = off[r];
 #define MAROON_LOADBP(j) const auto b##j = hn::LoadU(d, bp + (k * kNV + (j)) * L);
 #define MAROON_STEPAC(r, j) c##r##j = ProductStep<kFma>(d, a + o##r, b##j, c##r##j);
