@@ -57,8 +57,8 @@ bool compare(Op op, S x, S y) {
 }
 
 // out[o] for o in [o0, o1): the count over the window, as T. Outer coordinates counted up.
-// NW: the window's size when known at compile time (4: a 2x2 pool, unrolled, its offsets in
-// registers; through the offset tables a loop of four was most of the kernel), else 0.
+// NW: the window's size when known at compile time (4: a 2x2 pool, the loop unrolled, its
+// offsets in registers; a loop of four through the offset tables was most of the kernel), else 0.
 template <class S, class T, Op op, int NW>
 void count_range(const CountReduce& c, int64_t o0, int64_t o1, T* out) {
   const size_t nd = c.outer.size();
@@ -72,11 +72,10 @@ void count_range(const CountReduce& c, int64_t o0, int64_t o1, T* out) {
   }
   const S* A = reinterpret_cast<const S*>(c.a->buffer->bytes());
   const S* B = reinterpret_cast<const S*>(c.b->buffer->bytes());
-  const int nw = NW ? NW : static_cast<int>(c.wa.size());
-  int64_t wa[NW ? NW : 1], wb[NW ? NW : 1];
-  const int64_t* const wa_all = c.wa.data();
-  const int64_t* const wb_all = c.wb.data();
-  if constexpr (NW > 0) std::copy(wa_all, wa_all + NW, wa), std::copy(wb_all, wb_all + NW, wb);
+  const int nw = NW ? NW : static_cast<int>(c.wa.size());  // at most kMaxWindow
+  int64_t wa[kMaxWindow], wb[kMaxWindow];  // local: out's stores cannot alias them
+  std::copy(c.wa.begin(), c.wa.begin() + nw, wa);
+  std::copy(c.wb.begin(), c.wb.begin() + nw, wb);
   const int64_t last = nd ? c.outer[nd - 1] : 1;
   const int64_t sa = nd ? c.ma.strides[nd - 1] : 0, sb = nd ? c.mb.strides[nd - 1] : 0;
   for (int64_t o = o0; o < o1;) {
@@ -86,11 +85,7 @@ void count_range(const CountReduce& c, int64_t o0, int64_t o1, T* out) {
       const S* pa = A + ia + t * sa;
       const S* pb = B + ib + t * sb;
       int n = 0;
-      if constexpr (NW > 0) {
-        for (int k = 0; k < NW; ++k) n += compare<S>(op, pa[wa[k]], pb[wb[k]]) ? 1 : 0;
-      } else {
-        for (int k = 0; k < nw; ++k) n += compare<S>(op, pa[wa_all[k]], pb[wb_all[k]]) ? 1 : 0;
-      }
+      for (int k = 0; k < nw; ++k) n += compare<S>(op, pa[wa[k]], pb[wb[k]]) ? 1 : 0;
       out[o + t] = static_cast<T>(n);  // +0 for none: the fold's first sum
     }
     o += len;

@@ -96,14 +96,14 @@ void pack_b_transposed(const T* src, int64_t stride, int64_t live, int64_t nr, i
   }
 }
 
+// Stretches of k at least this long are worth transposing whole (pack_b_panels).
+constexpr int64_t kLongRun = 16;
+
 // B panels [p0, p1) of batch b, each [k][nr] for every k (columns past N zero), at
 // bpack + p * K * nr. Columns adjacent in memory are copied in runs: all of them for a row-major
 // B, conv2d's positions along a width when its product is computed transposed.
 // transpose: how a transposed panel is packed (pack_b_transposed's arguments); gemm.cpp passes
 // its target's register transpose.
-// Stretches of k at least this long are worth transposing whole (pack_b_panels).
-constexpr int64_t kLongRun = 16;
-
 template <class T, void (*transpose)(const T*, int64_t, int64_t, int64_t, int64_t, T*) = pack_b_transposed<T>>
 void pack_b_panels(const GemmArgs& g, int64_t b, int64_t nr, T* bpack, int64_t p0, int64_t p1) {
   constexpr int64_t kMaxCols = 256;  // 4 vectors of 2048-bit SVE float32: the widest panel

@@ -255,7 +255,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   void* const bp = scratch(&bpack, &bcap, static_cast<size_t>((N + nr - 1) / nr * nr * K) * sz);
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).
-    const int64_t panels = (N + nr - 1) / nr, per_task = std::max<int64_t>(1, (1 << 17) / (nr * K));
+    const int64_t panels = (N + nr - 1) / nr;
     if (panels <= 4 && K >= 2 * kPackRows) {
       // A few panels over a long k (conv2d's weight gradient: the output gradient transposed,
       // one panel of 26 MB for beautiful_mnist's second layer at batch 512) were a task or a
@@ -272,6 +272,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
         gemm_pack_b(d, rows, b, base, p, p + 1);
       }, Round::NearestEven);
     } else {
+      const int64_t per_task = std::max<int64_t>(1, (1 << 17) / (nr * K));
       parallel_for((panels + per_task - 1) / per_task, [&](int64_t t) {
         gemm_pack_b(d, g, b, bp, t * per_task, std::min(panels, (t + 1) * per_task));
       }, Round::NearestEven);

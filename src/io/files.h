@@ -58,10 +58,10 @@ void check_writable(const std::string& path, const std::string& who);
 // the directory. Until commit() succeeds `path` is untouched; destroying an AtomicFile that was
 // not committed (an exception, an early return) removes the temporary file. Errors (open, a
 // short write, ENOSPC, EFBIG, EIO) throw maroon::Error naming `who`, the path and the reason.
-// Small writes (under kSmall bytes) are gathered in memory (at most kGather) and go to the file together: a
-// checkpoint's strided tensors arrive a row at a time (maroon train's step-0 state was 47K
-// writes of 12 bytes, on the thread beside the first step). A write error may then surface at a
-// later write() or at commit(); either way `path` stays untouched.
+// Small writes (under kSmall bytes) are gathered in memory (at most kGather) and go to the
+// file together: a checkpoint's strided tensors arrive a row at a time (maroon train's step-0
+// state was 47K writes of 12 bytes, on the thread beside the first step). A write error may then
+// surface at a later write() or at commit(); either way `path` stays untouched.
 class AtomicFile {
  public:
   AtomicFile(std::string path, std::string who);
