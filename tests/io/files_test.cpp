@@ -82,6 +82,50 @@ TEST(AtomicFile, AFileSizeLimitMidWriteKeepsTheGoodFile) {
   fs::remove_all(d);
 }
 
+// Small writes are gathered in memory (files.h): thousands of 12-byte pieces, past the 1 MiB
+// the buffer holds, give exactly those bytes; and with the file size limited, the error surfaces
+// (at a later write or at commit) naming the path, the good file stays and no temporary is left.
+TEST(AtomicFile, GatheredSmallWritesKeepTheirBytesAndTheirErrors) {
+  fs::path d = scratch("gather");
+  std::string p = (d / "w.bin").string();
+  std::string want;
+  {
+    io::AtomicFile f(p, "[test]");
+    for (int i = 0; i < 100000; ++i) {
+      std::string piece = std::to_string(1000000000 + i) + ",\n";  // 12 bytes
+      f.write(piece);
+      want += piece;
+      if (i % 9973 == 0) {  // a large write between small ones keeps the order
+        std::string big(70000, static_cast<char>('a' + i % 26));
+        f.write(big);
+        want += big;
+      }
+    }
+    f.commit();
+  }
+  EXPECT_EQ(slurp(p), want);
+  io::write_file_atomic(p, "good weights", "[test]");
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto* prev = signal(SIGXFSZ, SIG_IGN);
+  try {
+    io::AtomicFile f(p, "[test]");
+    for (int i = 0; i < 1000; ++i) f.write("twelve bytes");  // 12 KB, none of it written yet
+    f.commit();
+    ADD_FAILURE() << "12 KB of small writes past a 4 KB RLIMIT_FSIZE were committed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("w.bin"), std::string::npos) << e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, prev);
+  EXPECT_EQ(slurp(p), "good weights");
+  EXPECT_EQ(entries(d), 1u);
+  fs::remove_all(d);
+}
+
 TEST(AtomicFile, AMissingDirectoryIsAnErrorNamingThePath) {
   EXPECT_THROW(io::write_file_atomic("/nonexistent-maroon-dir/w.bin", "x", "[test]"), Error);
   EXPECT_THROW(io::check_writable("/nonexistent-maroon-dir/w.bin", "[test]"), Error);
