@@ -33,6 +33,21 @@ std::string slurp(const fs::path& p) {
 
 size_t entries(const fs::path& d) { return static_cast<size_t>(std::distance(fs::directory_iterator(d), {})); }
 
+// Runs f with files limited to `bytes` (RLIMIT_FSIZE), SIGXFSZ ignored so that a write past it
+// fails with EFBIG instead of killing the test; both restored after.
+template <class F>
+void with_file_size_limit(rlim_t bytes, F f) {
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = bytes;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto* prev = signal(SIGXFSZ, SIG_IGN);
+  f();
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, prev);
+}
+
 }  // namespace
 
 TEST(AtomicFile, WritesAndReplacesWholeFiles) {
@@ -63,20 +78,14 @@ TEST(AtomicFile, AFileSizeLimitMidWriteKeepsTheGoodFile) {
   fs::path d = scratch("efbig");
   std::string p = (d / "w.bin").string();
   io::write_file_atomic(p, "good weights", "[test]");
-  struct rlimit old {};
-  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-  struct rlimit small = old;
-  small.rlim_cur = 4096;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto* prev = signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG instead of killing us
-  try {
-    io::write_file_atomic(p, std::string(1 << 20, 'y'), "[test]");
-    ADD_FAILURE() << "a write past RLIMIT_FSIZE succeeded";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("w.bin"), std::string::npos) << e.what();
-  }
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, prev);
+  with_file_size_limit(4096, [&] {
+    try {
+      io::write_file_atomic(p, std::string(1 << 20, 'y'), "[test]");
+      ADD_FAILURE() << "a write past RLIMIT_FSIZE succeeded";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("w.bin"), std::string::npos) << e.what();
+    }
+  });
   EXPECT_EQ(slurp(p), "good weights");
   EXPECT_EQ(entries(d), 1u);
   fs::remove_all(d);
@@ -105,22 +114,16 @@ TEST(AtomicFile, GatheredSmallWritesKeepTheirBytesAndTheirErrors) {
   }
   EXPECT_EQ(slurp(p), want);
   io::write_file_atomic(p, "good weights", "[test]");
-  struct rlimit old {};
-  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-  struct rlimit small = old;
-  small.rlim_cur = 4096;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto* prev = signal(SIGXFSZ, SIG_IGN);
-  try {
-    io::AtomicFile f(p, "[test]");
-    for (int i = 0; i < 1000; ++i) f.write("twelve bytes");  // 12 KB, none of it written yet
-    f.commit();
-    ADD_FAILURE() << "12 KB of small writes past a 4 KB RLIMIT_FSIZE were committed";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("w.bin"), std::string::npos) << e.what();
-  }
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, prev);
+  with_file_size_limit(4096, [&] {
+    try {
+      io::AtomicFile f(p, "[test]");
+      for (int i = 0; i < 1000; ++i) f.write("twelve bytes");  // 12 KB, none of it written yet
+      f.commit();
+      ADD_FAILURE() << "12 KB of small writes past a 4 KB RLIMIT_FSIZE were committed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("w.bin"), std::string::npos) << e.what();
+    }
+  });
   EXPECT_EQ(slurp(p), "good weights");
   EXPECT_EQ(entries(d), 1u);
   fs::remove_all(d);
