@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -284,21 +285,76 @@ bool recomputed_mask(const Node* n, const Consumers& c, const NodeSet& masks) {
   return true;
 }
 
-bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, NodeMap<int>& fused_ops,
+// A node that a handle outside the schedule also sees (most often a later gradient's graph: the
+// optimizer realizes one parameter at a time) is fused all the same, and computed again by
+// whoever reads it later, when that is cheap: a chain of at most kMaxRecomputedOps cheap ops (a
+// SIMD row in the op table) reading at most one full-size buffer. Written out, it cost a pass
+// writing the tensor now and one reading it later; recomputed, one reading its stream later.
+// Batchnorm's input gradient wrote out three such products (dy * invstd, its product with the
+// weight, dy times the centred input) that the weight's and the bias's sums read. A node over
+// two streams is kept: written beside the kernel that reads it (find_outputs: Adam's m and v),
+// it is read later as one. Which kernel computes a value never changes its bits.
+constexpr int kMaxRecomputedOps = 4;
+struct Recompute {
+  int ops = 0;
+  const Node* stream = nullptr;  // the full-size buffer the chain reads, if any
+};
+
+// The node under the leaf's views, and whether reading it is a stream through memory: a base
+// of an eighth of n's elements or more (a slice of a larger tensor counts); a smaller one is a
+// broadcast (batchnorm's per-channel mean and weight) that stays in cache.
+bool full_size_stream(const Node* leaf, const Node* n, const Node** base) {
+  while (op_info(leaf->op).kind == OpKind::Movement) leaf = leaf->src[0].get();
+  *base = leaf;
+  return numel(leaf->shape) * 8 >= numel(n->shape);
+}
+
+// n's chain when recomputing it is cheap (see kMaxRecomputedOps), else nullopt.
+std::optional<Recompute> recompute_cost(const Node* n, const NodeMap<Recompute>& recompute) {
+  if (op_info(n->op).simd == SimdRule::None) return std::nullopt;
+  Recompute r{1, nullptr};
+  auto add_stream = [&](const Node* s) {
+    if (r.stream && r.stream != s) return false;
+    r.stream = s;
+    return true;
+  };
+  for (const NodePtr& s : n->src) {
+    const Node* base = nullptr;
+    if (s->realized) {
+      if (full_size_stream(s.get(), n, &base) && !add_stream(base)) return std::nullopt;
+    } else if (const Recompute* f = recompute.find(s.get())) {
+      r.ops += f->ops;
+      if (f->stream && !add_stream(f->stream)) return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (r.ops > kMaxRecomputedOps) return std::nullopt;
+  return r;
+}
+
+struct Fusion {
+  NodeMap<int> ops;  // ops in the kernel a fused node is part of
+  NodeMap<Recompute> recompute;  // fused nodes cheap to compute again (recompute_cost)
+};
+
+bool fuses_into_consumers(const Node* n, const Consumers& c, const Profiler& prof, Fusion& fusion,
                           const NodeMap<const Node*>& shared, const NodeSet& masks) {
   bool one_op = true;
   for (const NodePtr& s : n->src) one_op = one_op && s->realized;
   int ops = 1;  // ops in the kernel n would be part of
   for (const NodePtr& s : n->src)
-    if (const int* f = fused_ops.find(s.get())) ops += *f;
+    if (const int* f = fusion.ops.find(s.get())) ops += *f;
   const Consumers::Info i = c.at(n);
-  bool fuse = n != c.root && i.other == 0 && i.use_count <= i.refs &&
-              i.fusable == i.refs && (i.refs == 1 || one_op || shared.contains(n) || recomputed_mask(n, c, masks)) &&
+  const std::optional<Recompute> again = recompute_cost(n, fusion.recompute);
+  bool fuse = n != c.root && i.other == 0 && (i.use_count <= i.refs || again) &&
+              i.fusable == i.refs && (i.refs == 1 || one_op || again || shared.contains(n) || recomputed_mask(n, c, masks)) &&
               ops < kMaxFusedOps;
-  if (fuse) fused_ops[n] = ops;
+  if (fuse) fusion.ops[n] = ops;
+  if (fuse && again) fusion.recompute[n] = *again;
   if (prof.on() && !fuse && n != c.root)
-    std::fprintf(stderr, "maroon: materialize %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
-                 std::string(op_name(n->op)).c_str(), i.refs, i.fusable, i.other,
+    std::fprintf(stderr, "maroon: materialize %s %s: refs %d fusable %d other %d handles %ld one_op %d (e.g. for %s)\n",
+                 std::string(op_name(n->op)).c_str(), shape_str(n->shape).c_str(), i.refs, i.fusable, i.other,
                  i.use_count - i.refs, one_op,
                  i.a_consumer ? std::string(op_name(i.a_consumer->op)).c_str() : "-");
   return fuse;
@@ -690,7 +746,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
   Profiler prof;
   std::vector<Node*> marked;
   marked.reserve(order.size());
-  NodeMap<int> fused_ops;  // ops in the kernel a fused node is part of
+  Fusion fusion;
   const NodeMap<const Node*> shared = shared_sinks(order, consumers);
   const NodeSet masks = mask_candidates(order, p.impl_->chains.deferred);
   NodeMap<size_t> step_of;  // steps a later epilogue may defer
@@ -703,7 +759,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
     else if (!epilogue_before_reduce(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues) &&
-             fuses_into_consumers(n, consumers, prof, fused_ops, shared, masks))
+             fuses_into_consumers(n, consumers, prof, fusion, shared, masks))
       a = Action::Skip;
     else if (const Node* v = constant_select(*n); v && v->realized && n != consumers.root) a = Action::Alias;
     else a = Action::Elementwise;
