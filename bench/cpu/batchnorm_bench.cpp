@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     Tensor xr = x.detach();
     Tensor y = bn(xr);
     y.realize();
-    (y * g).sum().backward();
+    (y * g.detach()).sum().backward();  // g.detach(): no gradient for g accumulated rep after rep
     xr.grad()->realize();
     bn.weight->grad()->realize();
     bn.bias->grad()->realize();
