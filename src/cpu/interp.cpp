@@ -427,21 +427,29 @@ void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* ds
 namespace {
 
 // Copies an affine leaf's elements for flat positions p0.. of `shape` into dst (what gather()
-// reads through flat_indices(), without the index list): a row segment along the last axis at a
-// time, copied where the last stride is 1, filled where it is 0 (a broadcast along the last
-// axis: a mean or a bias), strided otherwise.
+// reads through flat_indices(), without the index list): a segment at a time, copied where the
+// leaf's step is 1, filled where it is 0 (a broadcast: a mean or a bias), strided otherwise. A
+// segment runs over the trailing axes that the leaf reads at one step per position, so
+// batchnorm's per-channel weight over (y, x) = (20, 20) is one fill of 400 where it was 20
+// fills of 20 (a tenth of batchnorm's forward and gradient went to these fills).
 void copy_affine(const LeafMap& m, const Shape& shape, int64_t p0, int n, void* dst) {
   const size_t nd = shape.size(), sz = itemsize(m.node->dtype);
   const uint8_t* src = m.node->buffer->bytes();
+  const int64_t step = m.strides[nd - 1];
+  size_t first = nd - 1;  // the segment's outermost axis
+  int64_t len = shape[nd - 1];
+  while (first > 0 && m.strides[first - 1] == step * len) len *= shape[--first];
   Coords c(nd);
   int64_t p = p0;
   for (size_t d = nd; d-- > 0;) { c[d] = shape[d] ? p % shape[d] : 0; p = shape[d] ? p / shape[d] : 0; }
+  int64_t at = len ? p0 % len : 0;  // the position within the first segment
   for (int i = 0; i < n;) {
-    const int seg = static_cast<int>(std::min<int64_t>(n - i, shape[nd - 1] - c[nd - 1]));
-    copy_strided(src + m.index(c.data()) * sz, sz, m.strides[nd - 1], seg, static_cast<uint8_t*>(dst) + i * sz);
+    const int seg = static_cast<int>(std::min<int64_t>(n - i, len - at));
+    copy_strided(src + m.index(c.data()) * sz, sz, step, seg, static_cast<uint8_t*>(dst) + i * sz);
     i += seg;
-    c[nd - 1] = 0;  // carry into the outer axes
-    for (size_t d = nd - 1; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
+    at = 0;
+    for (size_t d = first; d < nd; ++d) c[d] = 0;  // carry into the axes outside the segment
+    for (size_t d = first; d-- > 0;) { if (++c[d] < shape[d]) break; c[d] = 0; }
   }
 }
 
