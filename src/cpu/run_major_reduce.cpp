@@ -164,11 +164,13 @@ class RunTask {
     float acc32[kRunChains * 2] = {};
     std::vector<int64_t> rc(p_.outer.size(), 0);
     std::vector<int64_t> rp(L, 0);
+    next_.assign(L, -1);
     for (int64_t rb = 0; rb < p_.runs; ++rb) {
       for (size_t l = 0; l < L; ++l) {
         rp[l] = 0;
         for (size_t i = 0; i < p_.outer.size(); ++i) rp[l] += rc[i] * p_.maps[l].strides[p_.outer[i]];
       }
+      run_after(rc, rb);
       for (int64_t j0 = 0; j0 < p_.run; j0 += p_.m) {
         const int n = static_cast<int>(std::min<int64_t>(p_.m, p_.run - j0));
         for (int t0 = 0; t0 < g_; t0 += p_.k) eval_tile(t0, std::min(p_.k, g_ - t0), n, j0, rp);
@@ -184,6 +186,31 @@ class RunTask {
   }
 
  private:
+  // Each leaf's offset of the run after run rb (-1 after the last). A tile read in place asks
+  // for the same positions of the next run ahead of time: a task reads a run of a few hundred
+  // elements per output and leaf, then jumps a whole image ahead, which the hardware prefetcher
+  // does not follow. A product of two leaves summed per channel over (512,32,20,20) read 8.5
+  // GB/s on one thread where the plain sum, reading one leaf, did 14 (and does without the hint:
+  // asked ahead as well, it took ~10% longer).
+  void run_after(std::vector<int64_t> rc, int64_t rb) {
+    if (rb + 1 >= p_.runs) {
+      next_.assign(next_.size(), -1);
+      return;
+    }
+    for (size_t i = rc.size(); i-- > 0;) { if (++rc[i] < p_.in[p_.outer[i]]) break; rc[i] = 0; }
+    for (size_t l = 0; l < p_.maps.size(); ++l) {
+      next_[l] = 0;
+      for (size_t i = 0; i < p_.outer.size(); ++i) next_[l] += rc[i] * p_.maps[l].strides[p_.outer[i]];
+    }
+  }
+
+  static void prefetch(const Node* leaf, int64_t at, int n) {
+    const size_t sz = itemsize(leaf->dtype);
+    if (at < 0 || at + n > leaf->buffer->count) return;
+    const uint8_t* p = leaf->buffer->bytes() + at * sz;
+    for (size_t o = 0; o < static_cast<size_t>(n) * sz; o += 64) __builtin_prefetch(p + o);
+  }
+
   // Evaluates outputs t0..t0+kt-1 at run positions j0..j0+n-1 into res_ at t * n + j.
   void eval_tile(int t0, int kt, int n, int64_t j0, const std::vector<int64_t>& rp) {
     for (size_t l = 0; l < p_.maps.size(); ++l) {
@@ -197,6 +224,7 @@ class RunTask {
       in_place_[l] = in_place;
       if (in_place) {
         direct_[l] = leaf->buffer->bytes() + at * sz;
+        if (next_[l] >= 0 && !p_.prog.code.empty()) prefetch(leaf, next_[l] + b[0] + j0 * s, kt * n);
         continue;
       }
       // A tile slot per leaf and first output: a per-channel value (batchnorm's mean, weight
@@ -247,6 +275,7 @@ class RunTask {
   std::vector<const int64_t*> ptrs_;
   std::vector<uint64_t> res_;
   std::vector<char> in_place_;
+  std::vector<int64_t> next_;  // run_after()
   const uint8_t* rows_[kRunChains * 2] = {};  // output t's values of the current positions
   int64_t in_place_tiles_ = 0;
 };
