@@ -556,26 +556,66 @@ void fill_runs(const uint8_t* src, size_t sz, int64_t step, int64_t r, int n, vo
 // ms; beautiful_mnist's fused step on one thread, its elementwise kernels 104 -> 91 ms
 // (MAROON_PROFILE). Fills: the same elements, so the same bits.
 constexpr int64_t kMinRunSegment = 64;  // shorter runs (36: a 6 x 6 plane) measured 7% slower this way
-void fill_run_segments(const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p0, int n, void* dst) {
+
+// The run of such a leaf that a task's tile starts in, and that run's element, stepped from
+// tile to tile: a task's tiles are consecutive, so after the first tile (found by division) a
+// run is reached by carrying through the outer coordinates. Found by division for every tile
+// and leaf (flat_indices, 4 divisions, and the run tests), batchnorm's output kernel with five
+// per-channel leaves over (512,32,20,20) spent ~1.5 cycles an element there.
+struct RunCursor {
+  int64_t end = -1;  // one past the current run's last position (-1: not placed yet)
+  int64_t at = 0;    // the current run's element
+  std::vector<int64_t> c;  // its outer coordinates (the axes before k)
+};
+
+void place_cursor(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p) {
+  int64_t j = p / r;
+  rc.end = (j + 1) * r;
+  rc.at = m.offset;
+  rc.c.assign(k, 0);
+  for (size_t d = k; d-- > 0;) {
+    rc.c[d] = j % shape[d];
+    j /= shape[d];
+    rc.at += rc.c[d] * m.strides[d];
+  }
+}
+
+void next_run(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r) {
+  rc.end += r;
+  for (size_t d = k; d-- > 0;) {  // carry through the outer axes
+    rc.at += m.strides[d];
+    if (++rc.c[d] < shape[d]) return;
+    rc.at -= m.strides[d] * shape[d];
+    rc.c[d] = 0;
+  }
+}
+
+// Moves the cursor to the run holding p (forward from where it is; placed afresh when p lies
+// before it or it is not placed).
+void seek_run(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p) {
+  if (rc.end < 0 || p < rc.end - r || p >= rc.end + 4 * r) return place_cursor(rc, m, shape, k, r, p);
+  while (p >= rc.end) next_run(rc, m, shape, k, r);
+}
+
+// Whether positions [p0, p0 + n) lie in one run (the cursor moved to the first).
+bool in_one_run(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p0, int n) {
+  seek_run(rc, m, shape, k, r, p0);
+  return p0 + n <= rc.end;
+}
+
+// Positions [p0, p0 + n) of the leaf into dst: each run's element filled over its part (one
+// or two runs a tile where r >= kTile, four for 8 x 8 planes). The cursor is left at the run
+// holding the last position. The same elements as copy_affine's, so the same bits.
+void fill_run_segments(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p0, int n,
+                       void* dst) {
   const size_t sz = itemsize(m.node->dtype);
   const uint8_t* src = m.node->buffer->bytes();
-  Coords c(k);
-  int64_t j = p0 / r, at = m.offset;
-  for (size_t d = k; d-- > 0;) {
-    c[d] = j % shape[d];
-    j /= shape[d];
-    at += c[d] * m.strides[d];
-  }
+  seek_run(rc, m, shape, k, r, p0);
   for (int64_t q = p0; q < p0 + n;) {
-    const int64_t e = std::min<int64_t>(p0 + n, (q / r + 1) * r);
-    copy_strided(src + at * sz, sz, 0, static_cast<int>(e - q), static_cast<uint8_t*>(dst) + (q - p0) * sz);
+    const int64_t e = std::min<int64_t>(p0 + n, rc.end);
+    copy_strided(src + rc.at * sz, sz, 0, static_cast<int>(e - q), static_cast<uint8_t*>(dst) + (q - p0) * sz);
     q = e;
-    for (size_t d = k; d-- > 0;) {  // the next run: carry through the outer axes
-      at += m.strides[d];
-      if (++c[d] < shape[d]) break;
-      at -= m.strides[d] * shape[d];
-      c[d] = 0;
-    }
+    if (q < p0 + n) next_run(rc, m, shape, k, r);
   }
 }
 
@@ -830,6 +870,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
     std::vector<const int64_t*> ptrs(maps.size());
     std::vector<const void*> direct(maps.size(), nullptr);
     std::vector<int64_t> filled_at(maps.size(), -1);
+    std::vector<RunCursor> cursor(maps.size());  // leaves with runs[l].r: the run a tile is in
     std::vector<void*> outs(also.size());
     bool row_filled = false;  // a tile of this task filled a leaf by runs
     bool run_segment_tile = false;  // ... or by fill_run_segments
@@ -852,9 +893,8 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
           direct[l] = splat[l].data();
         else if (contiguous[l] && p0 + n + kTilePad <= leaf->buffer->count)
           direct[l] = leaf->buffer->bytes() + p0 * itemsize(leaf->dtype);
-        else if (runs[l].r >= kTile && p0 / runs[l].r == (p0 + n - 1) / runs[l].r) {
-          int64_t at = 0;
-          flat_indices(maps[l], out.shape, p0, 1, &at);
+        else if (runs[l].r >= kTile && in_one_run(cursor[l], maps[l], out.shape, runs[l].from, runs[l].r, p0, n)) {
+          const int64_t at = cursor[l].at;
           if (at != filled_at[l]) {  // a new run: fill the tile (and its SIMD slack) once
             fill[l].resize(kTile + kTilePad);  // an affine leaf has no padding: at >= 0
             const size_t sz = itemsize(leaf->dtype);
@@ -872,7 +912,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
           row_filled = true;
         } else if (runs[l].r) {
           staged[l].resize(kTile + kTilePad, 0);
-          fill_run_segments(maps[l], out.shape, runs[l].from, runs[l].r, p0, n, staged[l].data());
+          fill_run_segments(cursor[l], maps[l], out.shape, runs[l].from, runs[l].r, p0, n, staged[l].data());
           direct[l] = staged[l].data();
           run_segment_tile = true;
         } else if (maps[l].affine && !out.shape.empty()) {
