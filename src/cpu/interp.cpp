@@ -12,6 +12,7 @@
 #include "core/node_map.h"
 #include "cpu/fast_math.h"
 #include "cpu/fastops.h"
+#include "cpu/fill_simd.h"
 #include "cpu/kernel.h"
 #include "cpu/pad_copy.h"
 #include "cpu/threads.h"
@@ -416,6 +417,16 @@ void copy_strided_as(const T* src, int64_t stride, int n, T* dst) {
 }  // namespace
 
 void copy_strided(const uint8_t* src, size_t sz, int64_t stride, int n, void* dst) {
+  if (stride == 0 && n >= 16 && (sz == 4 || sz == 8)) {  // a broadcast's fill, whole vectors
+    if (sz == 4) {
+      uint32_t v;
+      std::memcpy(&v, src, 4);
+      return fill_words(v, static_cast<uint32_t*>(dst), n);
+    }
+    uint64_t v;
+    std::memcpy(&v, src, 8);
+    return fill_words(v, static_cast<uint64_t*>(dst), n);
+  }
   switch (sz) {
     case 1: return copy_strided_as(src, stride, n, static_cast<uint8_t*>(dst));
     case 2: return copy_strided_as(reinterpret_cast<const uint16_t*>(src), stride, n, static_cast<uint16_t*>(dst));
