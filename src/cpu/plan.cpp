@@ -311,7 +311,8 @@ bool full_size_stream(const Node* leaf, const Node* n, const Node** base) {
 
 // n's chain when recomputing it is cheap (see kMaxRecomputedOps), else nullopt.
 std::optional<Recompute> recompute_cost(const Node* n, const NodeMap<Recompute>& recompute) {
-  if (op_info(n->op).simd == SimdRule::None) return std::nullopt;
+  // The operands' dtype (WHERE's values, a compare's operands): half floats have no SIMD rows.
+  if (n->src.empty() || !simd_accepts(n->op, n->src.back()->dtype)) return std::nullopt;
   Recompute r{1, nullptr};
   auto add_stream = [&](const Node* s) {
     if (r.stream && r.stream != s) return false;

@@ -72,6 +72,12 @@ TEST(CpuRecompute, CostlyChainsSeenOutsideAreWrittenOut) {
     check_held(t + "five ops", 2, [&] { return prim::mul(prim::add(prim::mul(prim::add(prim::mul(x, a), a), a), a), a); },
                rc_channel_sum);
   }
+  // MUL has no SIMD row for half floats: a product of float16 is written out as before. Three
+  // kernels: the product, the sum (in float32, as Tensor::sum accumulates half floats) and its
+  // cast back; two where the product is fused.
+  Tensor h = rc_full(DType::Float32, 14).cast(DType::Float16).realize();
+  Tensor ha = rc_per_channel(DType::Float32, 15).cast(DType::Float16).realize();
+  check_held("float16 x * a", 3, [&] { return prim::mul(h, ha); }, rc_channel_sum);
 }
 
 // A cheap chain read by two sums (two kernels) is computed in each rather than written out.
