@@ -6,15 +6,14 @@
 #include <cstring>
 
 #include "best_ms.h"
+#include "bench_args.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
 
 using namespace maroon;
 
 int main(int argc, char** argv) {
-  int a = 1;
-  if (argc > 2 && !std::strcmp(argv[1], "--threads")) set_num_threads(std::atoi(argv[2])), a = 3;
-  const int64_t batch = argc > a ? std::atoll(argv[a]) : 512;
+  const int64_t batch = threads_and_batch(argc, argv, 512);
   Tensor::manual_seed(0);
   const int reps = 9;
   std::printf("threads %d, batch %lld:", num_threads(), static_cast<long long>(batch));

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bench_args.h"
 #include "maroon/backend.h"
 #include "maroon/maroon.h"
 
@@ -27,9 +28,7 @@ double cpu_seconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int a = 1;
-  if (argc > 2 && !std::strcmp(argv[1], "--threads")) set_num_threads(std::atoi(argv[2])), a = 3;
-  const int64_t batch = argc > a ? std::atoll(argv[a]) : 512;
+  const int64_t batch = threads_and_batch(argc, argv, 512);
   Tensor::manual_seed(0);
   const int reps = 15;
   Tensor x = Tensor::randn({batch, 32, 20, 20}).realize();

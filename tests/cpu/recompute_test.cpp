@@ -99,39 +99,39 @@ TEST(CpuRecompute, CheapChainReadByTwoSumsIsComputedInEach) {
   }
 }
 
-// Batchnorm's training forward and gradient with its gradients realized one at a time (the
-// optimizer's order: the input's, then the weight's and the bias's): the same bits as the
-// reference, and the input gradient's schedule writes no full-size tensor but the gradient.
+// Batchnorm's training forward, realized, and the gradient of sum(y * g) built (not realized).
+struct BatchnormGradients {
+  TrainingScope training{true};
+  nn::BatchNorm bn{kRecomputeShape[1]};
+  Tensor x;
+  BatchnormGradients(const Tensor& x0, const Tensor& g) : x(x0.detach()) {
+    Tensor y = bn(x);
+    y.realize();
+    prim::mul(y, g.detach()).sum().backward();
+  }
+};
+
+// Batchnorm's gradients realized one at a time (the optimizer's order: the input's, then the
+// weight's and the bias's): the same bits as the reference, and the input gradient's schedule
+// leaves no full-size buffer alive but the gradient.
 TEST(CpuRecompute, BatchnormGradientsRealizedOneAtATime) {
   Tensor x0 = rc_full(DType::Float32, 12), g = rc_full(DType::Float32, 13);
   auto grads = [&](int which) {
-    TrainingScope training(true);
-    nn::BatchNorm bn(kRecomputeShape[1]);
-    Tensor x = x0.detach();
-    Tensor y = bn(x);
-    y.realize();
-    prim::mul(y, g).sum().backward();
-    x.grad()->realize();
-    if (which == 0) return *x.grad();
-    bn.weight->grad()->realize();
-    return which == 1 ? *bn.weight->grad() : *bn.bias->grad();
+    BatchnormGradients b(x0, g);
+    b.x.grad()->realize();
+    if (which == 0) return *b.x.grad();
+    b.bn.weight->grad()->realize();
+    return which == 1 ? *b.bn.weight->grad() : *b.bn.bias->grad();
   };
   for (int which : {0, 1, 2}) check("batchnorm gradient " + std::to_string(which), [&] { return grads(which); });
-  // The input gradient's schedule: the four channel sums and the gradient, each its own kernel,
-  // plus the per-channel scalars between them.
   BackendSettings keep;
   set_backend(Backend::Cpu);
-  TrainingScope training(true);
-  nn::BatchNorm bn(kRecomputeShape[1]);
-  Tensor x = x0.detach();
-  Tensor y = bn(x);
-  y.realize();
-  prim::mul(y, g).sum().backward();
+  BatchnormGradients b(x0, g);
   const int64_t before = counters().mem_used;
-  x.grad()->realize();
+  b.x.grad()->realize();
   const int64_t full_bytes = numel(kRecomputeShape) * 4;
-  // What stays alive after it: the gradient, and no written-out product (each would be another
-  // full-size buffer kept for the weight's and the bias's sums).
+  // The gradient, and no written-out product (each would be another full-size buffer kept for
+  // the weight's and the bias's sums).
   EXPECT_LT(counters().mem_used - before, 2 * full_bytes);
   EXPECT_GE(counters().mem_used - before, full_bytes);
 }
