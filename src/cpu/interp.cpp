@@ -11,10 +11,12 @@
 
 #include "core/node_map.h"
 #include "cpu/fast_math.h"
+#include "cpu/acc_runs.h"
 #include "cpu/fastops.h"
 #include "cpu/fill_simd.h"
 #include "cpu/kernel.h"
 #include "cpu/pad_copy.h"
+#include "cpu/run_cursor.h"
 #include "cpu/threads.h"
 #include "cpu/view_runs.h"
 #include "ref/scalar.h"
@@ -568,65 +570,25 @@ void fill_runs(const uint8_t* src, size_t sz, int64_t step, int64_t r, int n, vo
 // (MAROON_PROFILE). Fills: the same elements, so the same bits.
 constexpr int64_t kMinRunSegment = 64;  // shorter runs (36: a 6 x 6 plane) measured 7% slower this way
 
-// The run of such a leaf that a task's tile starts in, and that run's element, stepped from
-// tile to tile: a task's tiles are consecutive, so after the first tile (found by division) a
-// run is reached by carrying through the outer coordinates. Found by division for every tile
-// and leaf (flat_indices, 4 divisions, and the run tests), batchnorm's output kernel with five
-// per-channel leaves over (512,32,20,20) spent ~1.5 cycles an element there.
-struct RunCursor {
-  int64_t end = -1;  // one past the current run's last position (-1: not placed yet)
-  int64_t at = 0;    // the current run's element
-  std::vector<int64_t> c;  // its outer coordinates (the axes before k)
-};
-
-void place_cursor(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p) {
-  int64_t j = p / r;
-  rc.end = (j + 1) * r;
-  rc.at = m.offset;
-  rc.c.assign(k, 0);
-  for (size_t d = k; d-- > 0;) {
-    rc.c[d] = j % shape[d];
-    j /= shape[d];
-    rc.at += rc.c[d] * m.strides[d];
-  }
-}
-
-void next_run(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r) {
-  rc.end += r;
-  for (size_t d = k; d-- > 0;) {  // carry through the outer axes
-    rc.at += m.strides[d];
-    if (++rc.c[d] < shape[d]) return;
-    rc.at -= m.strides[d] * shape[d];
-    rc.c[d] = 0;
-  }
-}
-
-// Moves the cursor to the run holding p (forward from where it is; placed afresh when p lies
-// before it or it is not placed).
-void seek_run(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p) {
-  if (rc.end < 0 || p < rc.end - r || p >= rc.end + 4 * r) return place_cursor(rc, m, shape, k, r, p);
-  while (p >= rc.end) next_run(rc, m, shape, k, r);
-}
-
 // Whether positions [p0, p0 + n) lie in one run (the cursor moved to the first).
-bool in_one_run(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p0, int n) {
-  seek_run(rc, m, shape, k, r, p0);
+bool in_one_run(RunCursor& rc, const LeafMap& m, const Shape& shape, const LeafRuns& lr, int64_t p0, int n) {
+  seek_run(rc, m, shape, lr, p0);
   return p0 + n <= rc.end;
 }
 
 // Positions [p0, p0 + n) of the leaf into dst: each run's element filled over its part (one
 // or two runs a tile where r >= kTile, four for 8 x 8 planes). The cursor is left at the run
 // holding the last position. The same elements as copy_affine's, so the same bits.
-void fill_run_segments(RunCursor& rc, const LeafMap& m, const Shape& shape, size_t k, int64_t r, int64_t p0, int n,
+void fill_run_segments(RunCursor& rc, const LeafMap& m, const Shape& shape, const LeafRuns& lr, int64_t p0, int n,
                        void* dst) {
   const size_t sz = itemsize(m.node->dtype);
   const uint8_t* src = m.node->buffer->bytes();
-  seek_run(rc, m, shape, k, r, p0);
+  seek_run(rc, m, shape, lr, p0);
   for (int64_t q = p0; q < p0 + n;) {
     const int64_t e = std::min<int64_t>(p0 + n, rc.end);
     copy_strided(src + rc.at * sz, sz, 0, static_cast<int>(e - q), static_cast<uint8_t*>(dst) + (q - p0) * sz);
     q = e;
-    if (q < p0 + n) next_run(rc, m, shape, k, r);
+    if (q < p0 + n) next_run(rc, m, shape, lr);
   }
 }
 
@@ -827,11 +789,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
   // `runs[l].from` on (a per-channel bias broadcast over a plane: conv2d's bias add): a tile
   // inside one run reads one element, filled once per run; another tile is filled run by run
   // (fill_run_segments) where RowFill does not take the leaf. r is 0 below kMinRunSegment.
-  struct ConstRuns {
-    int64_t r = 0;
-    size_t from = 0;
-  };
-  std::vector<ConstRuns> runs(maps.size());
+  std::vector<LeafRuns> runs(maps.size());
   std::vector<AffineBlock> block(maps.size());
   for (size_t l = 0; l < maps.size(); ++l) {
     if (scalar[l] || contiguous[l] || !maps[l].affine) continue;
@@ -841,6 +799,10 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
     if (r >= kMinRunSegment) runs[l] = {r, k};
     block[l] = affine_block(maps[l], out.shape);
   }
+  // Every leaf in place, broadcast or constant over runs, the program an accumulator program:
+  // run a run at a time (acc_runs.h) instead of tile by tile.
+  std::vector<AccStep> run_steps;
+  const bool by_runs = plan_acc_runs(prog, scalar, contiguous, runs, &run_steps);
   std::vector<RowFill> fills(maps.size());
   for (size_t l = 0; l < maps.size(); ++l)
     if (!scalar[l] && !contiguous[l] && runs[l].r < kTile) fills[l] = row_fill(maps[l], out.shape);
@@ -867,6 +829,9 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
   // Tiles are grouped into fixed-size tasks: the split never depends on the thread count.
   constexpr int64_t kTilesPerTask = 32;
   parallel_for((tiles + kTilesPerTask - 1) / kTilesPerTask, [&](int64_t task) {
+    if (by_runs)
+      return run_acc_runs(prog, run_steps, maps, scalar, runs, out.shape, task * kTilesPerTask * kTile,
+                          std::min(total, (task + 1) * kTilesPerTask * kTile), *buf, also_buf);
     TileEval ev(prog);
     // Index lists, for leaves read neither in place nor as a splat (kept per thread).
     thread_local std::vector<std::vector<int64_t>> idx;
@@ -904,7 +869,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
           direct[l] = splat[l].data();
         else if (contiguous[l] && p0 + n + kTilePad <= leaf->buffer->count)
           direct[l] = leaf->buffer->bytes() + p0 * itemsize(leaf->dtype);
-        else if (runs[l].r >= kTile && in_one_run(cursor[l], maps[l], out.shape, runs[l].from, runs[l].r, p0, n)) {
+        else if (runs[l].r >= kTile && in_one_run(cursor[l], maps[l], out.shape, runs[l], p0, n)) {
           const int64_t at = cursor[l].at;
           if (at != filled_at[l]) {  // a new run: fill the tile (and its SIMD slack) once
             fill[l].resize(kTile + kTilePad);  // an affine leaf has no padding: at >= 0
@@ -923,7 +888,7 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
           row_filled = true;
         } else if (runs[l].r) {
           staged[l].resize(kTile + kTilePad, 0);
-          fill_run_segments(cursor[l], maps[l], out.shape, runs[l].from, runs[l].r, p0, n, staged[l].data());
+          fill_run_segments(cursor[l], maps[l], out.shape, runs[l], p0, n, staged[l].data());
           direct[l] = staged[l].data();
           run_segment_tile = true;
         } else if (maps[l].affine && !out.shape.empty()) {

@@ -7,12 +7,27 @@
 // offsets in adjacent pairs).
 #include <gtest/gtest.h>
 
+#include "cpu/acc_runs.h"
 #include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
 
 namespace maroon::test {
 namespace {
+
+// Accumulator programs off for the scope: a float program then runs the tile loop, whose fills
+// these tests check (with them on, a program whose leaves are all in place, broadcast or
+// constant over runs goes a run at a time instead: cpu/acc_runs.h).
+struct TileLoopOnly {
+  TileLoopOnly() { cpu::set_acc_programs(false); }
+  ~TileLoopOnly() { cpu::set_acc_programs(true); }
+};
+
+// Either path through a leaf broadcast over runs, counted: the tile loop's `fills`, or a run at
+// a time.
+std::function<int64_t()> or_by_runs(int64_t (*fills)()) {
+  return [fills] { return fills() + cpu::acc_run_tasks(); };
+}
 
 TEST(CpuBackend, ElementwiseOverShortRows) {
   const int runs_before = g_runs;
@@ -61,12 +76,19 @@ TEST(CpuBackend, ElementwiseRowBroadcastFilledByRuns) {
     struct Rows { Shape x, m; };
     for (const Rows& r : {Rows{{5, 7, 64}, {5, 7, 1}}, Rows{{3, 5, 32}, {3, 5, 1}}, Rows{{7, 13, 2}, {7, 13, 1}},
                           Rows{{9, 5, 4}, {9, 5, 1}}, Rows{{3, 3, 128}, {3, 3, 1}}, Rows{{5, 8, 8}, {5, 1, 1}}}) {
-      check_path_on("row broadcast " + shape_str(r.x) + " " + dn, [&] {
+      auto build = [&] {
         Tensor x = random_bits_tensor(r.x, d, seed);
         Tensor m = random_bits_tensor(r.m, d, seed + 1);
         return x.cast(DType::Float64) + m.expand(r.x).cast(DType::Float64) * m.flip({0, 1}).expand(r.x).cast(DType::Float64);
-      }, fills, "fill a row broadcast by runs", targets_to_test());
-      ++cases;
+      };
+      check_path_on("row broadcast " + shape_str(r.x) + " " + dn, build, or_by_runs(cpu::row_fill_tasks),
+                    "fill a row broadcast by runs or go a run at a time", targets_to_test());
+      {
+        TileLoopOnly tiles;
+        check_path_on("row broadcast, tile loop, " + shape_str(r.x) + " " + dn, build, fills,
+                      "fill a row broadcast by runs", targets_to_test());
+      }
+      cases += 2;
     }
     check("row broadcast transposed " + dn, [&] {
       Tensor x = random_bits_tensor({5, 7, 64}, d, seed + 2);
@@ -81,7 +103,7 @@ TEST(CpuBackend, ElementwiseRowBroadcastFilledByRuns) {
   for (DType d : {DType::Float32, DType::Float64}) {
     check_path_on("softmax rows of 64 " + std::string(dtype_name(d)), [&] {
       return (near_one_tensor(d, {6, 9, 64}, 960, true) * 2.0).softmax(-1);
-    }, fills, "fill a row broadcast by runs", targets_to_test());
+    }, or_by_runs(cpu::row_fill_tasks), "fill a row broadcast by runs or go a run at a time", targets_to_test());
     ++cases;
   }
   std::printf("row broadcast: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
@@ -127,13 +149,20 @@ TEST(CpuBackend, ElementwiseChannelBroadcastFilledByRunSegments) {
     const uint64_t seed = 1210 + static_cast<uint64_t>(cases);
     const std::string dn(dtype_name(d));
     for (const Shape& s : {Shape{3, 5, 8, 8}, Shape{2, 3, 20, 20}, Shape{2, 4, 16, 17}}) {
-      check_path_on("channel broadcast " + shape_str(s) + " " + dn, [&] {
+      auto build = [&] {
         Tensor x = random_bits_tensor(s, d, seed);
         Tensor b = random_bits_tensor({1, s[1], 1, 1}, d, seed + 1);
         Tensor v = x.cast(DType::Float32) + b.expand(s).cast(DType::Float32) * b.flip({1}).expand(s).cast(DType::Float32);
         return prim::where(prim::cmplt(Tensor::full({}, 0.0, DType::Float32), v), v, 0.0);
-      }, segs, "fill a channel broadcast by run segments", targets_to_test());
-      ++cases;
+      };
+      check_path_on("channel broadcast " + shape_str(s) + " " + dn, build, or_by_runs(cpu::run_segment_tasks),
+                    "fill a channel broadcast by run segments or go a run at a time", targets_to_test());
+      {
+        TileLoopOnly tiles;
+        check_path_on("channel broadcast, tile loop, " + shape_str(s) + " " + dn, build, segs,
+                      "fill a channel broadcast by run segments", targets_to_test());
+      }
+      cases += 2;
     }
   }
   std::printf("channel broadcast: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
