@@ -10,8 +10,8 @@
 #include <cstring>
 
 #include "core/node_map.h"
-#include "cpu/fast_math.h"
 #include "cpu/acc_runs.h"
+#include "cpu/fast_math.h"
 #include "cpu/fastops.h"
 #include "cpu/fill_simd.h"
 #include "cpu/kernel.h"

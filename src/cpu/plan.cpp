@@ -300,13 +300,12 @@ struct Recompute {
   const Node* stream = nullptr;  // the full-size buffer the chain reads, if any
 };
 
-// The node under the leaf's views, and whether reading it is a stream through memory: a base
-// of an eighth of n's elements or more (a slice of a larger tensor counts); a smaller one is a
+// The buffer under the leaf's views when reading it is a stream through memory: a base of an
+// eighth of n's elements or more (a slice of a larger tensor counts); nullptr for a smaller one, a
 // broadcast (batchnorm's per-channel mean and weight) that stays in cache.
-bool full_size_stream(const Node* leaf, const Node* n, const Node** base) {
+const Node* stream_of(const Node* leaf, const Node* n) {
   while (op_info(leaf->op).kind == OpKind::Movement) leaf = leaf->src[0].get();
-  *base = leaf;
-  return numel(leaf->shape) * 8 >= numel(n->shape);
+  return numel(leaf->shape) * 8 >= numel(n->shape) ? leaf : nullptr;
 }
 
 // n's chain when recomputing it is cheap (see kMaxRecomputedOps), else nullopt.
@@ -320,9 +319,9 @@ std::optional<Recompute> recompute_cost(const Node* n, const NodeMap<Recompute>&
     return true;
   };
   for (const NodePtr& s : n->src) {
-    const Node* base = nullptr;
     if (s->realized) {
-      if (full_size_stream(s.get(), n, &base) && !add_stream(base)) return std::nullopt;
+      const Node* base = stream_of(s.get(), n);
+      if (base && !add_stream(base)) return std::nullopt;
     } else if (const Recompute* f = recompute.find(s.get())) {
       r.ops += f->ops;
       if (f->stream && !add_stream(f->stream)) return std::nullopt;

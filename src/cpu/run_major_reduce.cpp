@@ -162,15 +162,11 @@ class RunTask {
     const bool f32 = out_.dtype == DType::Float32;
     double acc64[kRunChains * 2] = {};
     float acc32[kRunChains * 2] = {};
-    std::vector<int64_t> rc(p_.outer.size(), 0);
-    std::vector<int64_t> rp(L, 0);
-    next_.assign(L, -1);
+    std::vector<int64_t> rc(p_.outer.size(), 0);  // the outer coordinates of the run after rb
+    std::vector<int64_t> rp(L, 0);                 // each leaf's offset of run rb (run 0: 0)
+    next_.resize(L);
     for (int64_t rb = 0; rb < p_.runs; ++rb) {
-      for (size_t l = 0; l < L; ++l) {
-        rp[l] = 0;
-        for (size_t i = 0; i < p_.outer.size(); ++i) rp[l] += rc[i] * p_.maps[l].strides[p_.outer[i]];
-      }
-      run_after(rc, rb);
+      next_run_offsets(rc, rb);
       for (int64_t j0 = 0; j0 < p_.run; j0 += p_.m) {
         const int n = static_cast<int>(std::min<int64_t>(p_.m, p_.run - j0));
         for (int t0 = 0; t0 < g_; t0 += p_.k) eval_tile(t0, std::min(p_.k, g_ - t0), n, j0, rp);
@@ -179,22 +175,23 @@ class RunTask {
         else fold_chains<double>(acc64, rows_, g_, n);
         if (out_.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
       }
-      for (size_t i = rc.size(); i-- > 0;) { if (++rc[i] < p_.in[p_.outer[i]]) break; rc[i] = 0; }
+      rp.swap(next_);
     }
     if (f32) { canonical_accs(acc32, g_); std::memcpy(buf.bytes() + o0_ * 4, acc32, g_ * 4); }
     else { canonical_accs(acc64, g_); std::memcpy(buf.bytes() + o0_ * 8, acc64, g_ * 8); }
   }
 
  private:
-  // Each leaf's offset of the run after run rb (-1 after the last). A tile read in place asks
-  // for the same positions of the next run ahead of time: a task reads a run of a few hundred
-  // elements per output and leaf, then jumps a whole image ahead, which the hardware prefetcher
-  // does not follow. A product of two leaves summed per channel over (512,32,20,20) read 8.5
-  // GB/s on one thread where the plain sum, reading one leaf, did 14 (and does without the hint:
-  // asked ahead as well, it took ~10% longer).
-  void run_after(std::vector<int64_t> rc, int64_t rb) {
+  // next_: each leaf's offset of the run after run rb (-1 after the last), rc stepped to that
+  // run. The loop takes it as the next run's offsets, and a tile read in place asks for the same
+  // positions of the next run ahead of time: a task reads a run of a few hundred elements per
+  // output and leaf, then jumps a whole image ahead, which the hardware prefetcher does not
+  // follow. A product of two leaves summed per channel over (512,32,20,20) read 8.5 GB/s on one
+  // thread where the plain sum, reading one leaf, did 14 (and does without the hint: asked ahead
+  // as well, it took ~10% longer).
+  void next_run_offsets(std::vector<int64_t>& rc, int64_t rb) {
     if (rb + 1 >= p_.runs) {
-      next_.assign(next_.size(), -1);
+      std::fill(next_.begin(), next_.end(), -1);
       return;
     }
     for (size_t i = rc.size(); i-- > 0;) { if (++rc[i] < p_.in[p_.outer[i]]) break; rc[i] = 0; }
@@ -275,7 +272,7 @@ class RunTask {
   std::vector<const int64_t*> ptrs_;
   std::vector<uint64_t> res_;
   std::vector<char> in_place_;
-  std::vector<int64_t> next_;  // run_after()
+  std::vector<int64_t> next_;  // next_run_offsets()
   const uint8_t* rows_[kRunChains * 2] = {};  // output t's values of the current positions
   int64_t in_place_tiles_ = 0;
 };
