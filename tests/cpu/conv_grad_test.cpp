@@ -132,10 +132,13 @@ TEST(CpuConvGradients, FusedInputGradientFoldedOnEveryTarget) {
         [&] { return gradients(convs[1], DType::Float32, Round::NearestEven, true, true); });
 }
 
-// The first layer's weight gradient over a batch large enough (32 channels by 25 positions,
-// k = 10 x 576) that its columns are split into two tasks (src/cpu/matmul.cpp).
+// A first layer's weight gradient over a batch large enough (32 channels by 75 (cin, ky, kx),
+// k = 4 x 576) that its columns are split into two tasks (src/cpu/matmul.cpp). beautiful_mnist's
+// first layer itself (one input channel: 32 x 25 outputs) runs as a long sum onto few outputs
+// from batch 8 on (src/cpu/gemm_longk.cpp, tests/cpu/gemm_longk_test.cpp); its 2,048 outputs at
+// most leave this one to the split.
 TEST(CpuConvGradients, LongWeightGradientSplitIntoColumnTasks) {
-  const Conv c{"mnist layer 1, batch 10", 10, 1, 32, 28, 28, 5, 5, {1}, {1}, {0}};
+  const Conv c{"3 channels, batch 4", 4, 3, 32, 28, 28, 5, 5, {1}, {1}, {0}};
   for (Round r : {Round::NearestEven, Round::Down}) {
     const int64_t splits = cpu::matmul_column_splits();
     check(describe(c, DType::Float32, r), [&] { return gradients(c, DType::Float32, r, false); });

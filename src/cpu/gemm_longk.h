@@ -1,0 +1,30 @@
+// A long sum onto few outputs: conv2d's first-layer weight gradient (beautiful_mnist: 32 output
+// channels by 25 window positions, k = 295k over the batch's positions at batch 512).
+#pragma once
+#include <cstdint>
+
+#include "cpu/gemm.h"
+#include "maroon/dtype.h"
+#include "maroon/round.h"
+
+namespace maroon::cpu {
+
+// Whether g (one batch, float32 or float64) runs here: few outputs (M * N at most kLongKOutputs)
+// over a long k (at least kLongKMinK), with at least 8 rows of one operand a stride apart, each
+// contiguous along k in runs (the lanes' side: conv2d's output gradient). The packed kernels' tiles held
+// two vectors of columns for 13 (the columns split in two tasks), and each task packed its
+// columns for the whole k (37.7 MB at batch 512) and read every row of the other operand.
+constexpr int64_t kLongKOutputs = 2048, kLongKMinK = 4096;
+bool gemm_longk_fits(DType d, const GemmArgs& g, int64_t NB);
+
+// Computes g (gemm_longk_fits) in rounding mode rnd: a task per vector of the lanes' rows, which
+// packs them a k block at a time into cache and runs tiles of up to 12 of the other operand's
+// rows over each block. Every output is the same fold as the packed kernel's (from +0, in k
+// order, one step per k: multiply then add, or one FMA when g.fused), NaN made canonical at the
+// end, so not a bit differs from any other path.
+void run_longk_tasks(DType d, const GemmArgs& g, Round rnd);
+
+// How many products ran this way in this process (the harness checks that its cases did).
+int64_t gemm_longk_runs();
+
+}  // namespace maroon::cpu
