@@ -461,6 +461,23 @@ bool epilogue_before_reduce(Node* n, Consumers& c, const MatmulChains& mc, const
   return product && numel(r->src[0]->shape) >= 4096 && numel(n->shape) >= 4096;
 }
 
+// An elementwise node over a matmul's product that a handle outside the schedule also sees (conv2d's
+// output plus its bias, kept for ReLU's gradient, read here by batchnorm's sums through the ReLU):
+// materialized as the product's epilogue, the tensor the matmul writes anyway, instead of fused
+// into its readers (recompute_cost) and computed again, as a pass of its own, by the gradient's
+// schedule. The readers then read it where they read the product. Only speed depends on this.
+bool epilogue_for_handles(Node* n, Consumers& c, const MatmulChains& mc, const NodeMap<size_t>& scheduled,
+                          const std::unordered_map<const Node*, EpilogueSite>& earlier) {
+  const Consumers::Info i = c.at(n);
+  if (n == c.root || i.other != 0 || i.use_count <= i.refs || numel(n->shape) < 4096) return false;
+  EpilogueSite site;
+  Node* absorbed = nullptr;
+  if (!find_epilogue(n, c, mc, scheduled, earlier, &site, &absorbed) || absorbed) return false;
+  const Node* r = site.reduce;  // large enough for the matmul kernel, which runs the epilogue
+  const bool product = r->op == Op::REDUCE_MULACC || (!r->src.empty() && r->src[0]->op == Op::MUL);
+  return product && numel(r->src[0]->shape) >= 4096;
+}
+
 }  // namespace
 
 // What run() does, decided once: per scheduled node, the path it takes. The decisions depend on
@@ -759,6 +776,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
     else if (!epilogue_before_reduce(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues) &&
+             !epilogue_for_handles(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues) &&
              fuses_into_consumers(n, consumers, prof, fusion, shared, masks))
       a = Action::Skip;
     else if (const Node* v = constant_select(*n); v && v->realized && n != consumers.root) a = Action::Alias;

@@ -5,7 +5,7 @@
 // the bias's sums read later. Against the reference executor, bit for bit, on every SIMD target
 // and 1, 2 and 3 threads, both the sum realized first and the held node realized after it; each
 // CPU run of the sum must be the expected number of kernels (1: nothing written out, 2: the
-// held node written out first).
+// held node written out first). A held bias add over a product is the matmul's epilogue instead.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -134,6 +134,37 @@ TEST(CpuRecompute, BatchnormGradientsRealizedOneAtATime) {
   // the weight's and the bias's sums).
   EXPECT_LT(counters().mem_used - before, 2 * full_bytes);
   EXPECT_GE(counters().mem_used - before, full_bytes);
+}
+
+// A product plus its bias that a handle keeps (conv2d's output, kept for ReLU's gradient) is not
+// left to be computed again later: the matmul writes it as its epilogue (plan.cpp,
+// epilogue_for_handles), in place of the bare product. The sum reading it through a ReLU runs as
+// two kernels (the matmul and the sum), and the held node is then realized already: no kernel
+// (computed again, it was one more pass). Both equal the reference.
+TEST(CpuRecompute, HeldBiasAddIsTheProductsEpilogue) {
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string what = std::string(dtype_name(d)) + " conv2d(x, w, b) held, relu summed per channel";
+    Tensor x = near_one_tensor(d, {4, 3, 20, 20}, 21, true).realize();
+    Tensor w = near_one_tensor(d, {8, 3, 3, 3}, 22).realize(), b = near_one_tensor(d, {8}, 23, true).realize();
+    auto kernels = [&](int64_t want) {
+      return [&, want](const std::string& target, int threads) {
+        EXPECT_EQ(counters().kernel_count, want) << what << " on " << target << " with " << threads << " threads";
+      };
+    };
+    std::optional<Tensor> h;  // the handle outside the sum's schedule
+    check(what, [&] {
+      h = x.conv2d(w, b);
+      Tensor s = h->relu().sum(Axis{0, 2, 3});
+      reset_counters();
+      return s;
+    }, kernels(2));
+    check(what + ", the held node after the sum", [&] {
+      h = x.conv2d(w, b);
+      h->relu().sum(Axis{0, 2, 3}).realize();
+      reset_counters();
+      return *h;
+    }, kernels(0));
+  }
 }
 
 }  // namespace
