@@ -54,6 +54,9 @@ struct GemmArgs {
   // Used by the tasks whose tile has that many rows (of one row block); the others pack their own.
   const void* apacked = nullptr;
   int64_t apacked_mr = 0;
+  // Rows a task computes (gemm_task_box): kGemmMC, or more where a task streams a B packed whole
+  // from memory (try_matmul), a multiple of the tile's rows. tasks_m is ceil(M / mc).
+  int64_t mc = kGemmMC;
 };
 
 // The k blocks of a task: kGemmKC, or, for the fused tiles (g.fused) with every B panel read in
@@ -70,16 +73,16 @@ inline int64_t gemm_kc(const GemmArgs& g, bool all_in_place) {
   return std::max<int64_t>(1, (g.K + blocks - 1) / blocks);
 }
 
-// The block of the output that task `task` computes (batch-major, then row blocks of kGemmMC,
-// then column blocks of `span`): batch b, rows [i0, i0 + mc), columns [j0, j0 + nc).
+// The block of the output that task `task` computes (batch-major, then row blocks of g.mc, then
+// column blocks of `span`): batch b, rows [i0, i0 + mc), columns [j0, j0 + nc).
 struct GemmTaskBox {
   int64_t b, i0, j0, mc, nc;
 };
 inline GemmTaskBox gemm_task_box(const GemmArgs& g, int64_t task) {
   const int64_t per_batch = g.tasks_m * g.tasks_n;
   const int64_t b = task / per_batch, im = (task % per_batch) / g.tasks_n, jn = task % g.tasks_n;
-  const int64_t i0 = im * kGemmMC, j0 = jn * g.span;
-  return {b, i0, j0, std::min<int64_t>(kGemmMC, g.M - i0), std::min<int64_t>(g.span, g.N - j0)};
+  const int64_t i0 = im * g.mc, j0 = jn * g.span;
+  return {b, i0, j0, std::min<int64_t>(g.mc, g.M - i0), std::min<int64_t>(g.span, g.N - j0)};
 }
 
 // Scratch memory kept by a thread between calls (a training loop repeats shapes: fresh pages
@@ -138,6 +141,9 @@ int64_t matmul_conv_row_products();
 // How many products packed their one B panel in blocks of k rows, in parallel (try_matmul: a
 // long k, conv2d's weight gradient), in this process (for the harness).
 int64_t matmul_row_block_packs();
+// How many of those ran their rows in fewer, wider row blocks than kGemmMC (GemmArgs::mc), in
+// this process (for the harness).
+int64_t matmul_wide_row_blocks();
 // How many A panels of float32 rows within 32 elements of their first were packed a k at a time
 // by a lane permute (AVX-512 only: conv2d's im2col rows, not computed transposed).
 int64_t gemm_span_a_panels();

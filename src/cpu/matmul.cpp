@@ -18,10 +18,11 @@
 namespace maroon::cpu {
 
 namespace {
-std::atomic<int64_t> g_column_splits{0};
+std::atomic<int64_t> g_column_splits{0}, g_wide_row_blocks{0};
 }  // namespace
 
 int64_t matmul_column_splits() { return g_column_splits.load(); }
+int64_t matmul_wide_row_blocks() { return g_wide_row_blocks.load(); }
 namespace {
 std::atomic<int64_t> g_narrow_transposes{0}, g_conv_rows{0}, g_row_block_packs{0};
 }  // namespace
@@ -162,6 +163,8 @@ bool finish_matmul(Node& out, const Epilogue* epi, std::shared_ptr<Buffer> buf) 
 // Rows of k per task when a single B panel is packed in parallel (a fixed size: the split
 // depends on the shape only).
 constexpr int64_t kPackRows = 4096;
+// Row blocks of a product whose few B panels over a long k every task streams (try_matmul).
+constexpr int64_t kLongKRowTasks = 4;
 
 bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi) {
   MatmulPlan plan;
@@ -237,7 +240,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     span = (N + 1) / 2;
     g_column_splits.fetch_add(1);
   }
-  const GemmArgs g = plan.args(buf->bytes(), span);
+  GemmArgs g = plan.args(buf->bytes(), span);
   const DType d = out.dtype;
   {  // Small: read in place, nothing packed (gemm_direct.cpp). One row block would be one task,
      // one thread's work: past 64^3 its columns are split in two tasks (by the shape alone; a
@@ -254,6 +257,18 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   int64_t mr, nr;
   gemm_panel_sizes(d, M, N, &mr, &nr);
   const size_t sz = itemsize(d);
+  const int64_t panels = (N + nr - 1) / nr;
+  // A few B panels over a long k (conv2d's weight gradient computed transposed: the output
+  // gradient, one panel of 26 MB for beautiful_mnist's second layer at batch 512) are packed whole
+  // below and streamed from memory by every task, once per row block: rows in blocks of
+  // kGemmMC read it 9 times for 800 rows. In kLongKRowTasks blocks (rows a multiple of the
+  // tile's, a function of the shape), 4 times. Which task computes a row never changes a bit.
+  const bool long_panels = panels <= 4 && K >= 2 * kPackRows;
+  if (long_panels && g.tasks_m > kLongKRowTasks && !epi) {
+    g.mc = ((M + kLongKRowTasks - 1) / kLongKRowTasks + mr - 1) / mr * mr;
+    g.tasks_m = (M + g.mc - 1) / g.mc;
+    g_wide_row_blocks.fetch_add(1, std::memory_order_relaxed);
+  }
   const int64_t per_batch = g.tasks_m * g.tasks_n;
   // One row block, or two of a plain matmul: each B panel is read by one task only, which packs
   // it just before its row blocks read it (gemm_local.cpp).
@@ -268,8 +283,7 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   void* const bp = scratch(&bpack, &bcap, static_cast<size_t>((N + nr - 1) / nr * nr * K) * sz);
   for (int64_t b = 0; b < NB; ++b) {
     // Panels are packed in parallel (copies: the split cannot change a bit).
-    const int64_t panels = (N + nr - 1) / nr;
-    if (panels <= 4 && K >= 2 * kPackRows) {
+    if (long_panels) {
       // A few panels over a long k (conv2d's weight gradient: the output gradient transposed,
       // one panel of 26 MB for beautiful_mnist's second layer at batch 512) were a task or a
       // few, one thread's copy while the other waited: each panel's rows are packed in blocks,

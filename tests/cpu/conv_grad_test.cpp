@@ -219,5 +219,38 @@ TEST(CpuConvGradients, LongWeightGradientPacksItsPanelInRowBlocks) {
                 "pack B in row blocks", {"avx2", "avx512"});
 }
 
+// A weight gradient with more rows (cin, ky, kx) than four blocks of kGemmMC over a long k (16
+// input channels: 400 rows; 21 images of 20x20 outputs: k = 8400): every task streams the one B
+// panel packed whole, so the rows run in four wider blocks (GemmArgs::mc: 108 rows, the last 76)
+// instead of five of 96. Every run must (fused: on the targets with FMA); with inf and NaN (a
+// third case, plain and round-to-nearest, added 2.4 s of the reference executor).
+TEST(CpuConvGradients, LongWeightGradientRunsInFourRowBlocks) {
+  const Conv c{"weight gradient of 16->4 over 21 images", 21, 16, 4, 24, 24, 5, 5, {1}, {1}, {0}};
+  auto wide = [] { return cpu::matmul_wide_row_blocks(); };
+  auto weight_gradient = [&](Round r, bool special, bool fused) {
+    return [&c, r, special, fused] {
+      Gen gen(77);
+      const DType d = DType::Float32;
+      const int64_t o = c.h - c.kh + 1;
+      Tensor x = tensor_of_bits(near_one(gen, c.n * c.cin * c.h * c.w), {c.n, c.cin, c.h, c.w}, d);
+      Tensor w = tensor_of_bits(near_one(gen, c.cout * c.cin * c.kh * c.kw), {c.cout, c.cin, c.kh, c.kw}, d);
+      std::vector<uint64_t> gv = near_one(gen, c.n * c.cout * o * o);
+      if (special) gv[5] = encode(sf::kF32, NAN), gv[gv.size() / 2] = encode(sf::kF32, INFINITY);
+      Tensor g = tensor_of_bits(gv, {c.n, c.cout, o, o}, d);
+      if (fused) {
+        const Tensor three = Tensor::full({}, 3.0, d);
+        x = x.div(three).realized_leaf(), g = g.div(three).realized_leaf();
+      }
+      const FusedScope products(fused);
+      RoundingScope scope(r);
+      return (x.conv2d(w) * g).sum().gradient({w})[0];
+    };
+  };
+  check_path(describe(c, DType::Float32, Round::Down) + " with inf and NaN", weight_gradient(Round::Down, true, false),
+             wide, "run in four row blocks");
+  check_path_on(describe(c, DType::Float32, Round::NearestEven) + " fused", weight_gradient(Round::NearestEven, false, true),
+                wide, "run in four row blocks", {"avx2", "avx512"});
+}
+
 }  // namespace
 }  // namespace maroon::test
