@@ -17,7 +17,7 @@ namespace maroon::cpu {
 
 namespace {
 
-std::atomic<int64_t> g_runs{0};
+std::atomic<int64_t> g_runs{0}, g_fold_runs{0};
 std::atomic<int64_t> g_rows_in_place{0};
 std::atomic<int64_t> g_rows_by_column{0};
 thread_local bool t_row_in_place = false;  // a tile of this thread's task read a row in place
@@ -202,8 +202,8 @@ void Epilogue::tile(uint8_t* C, int64_t p, int n, TileEval& ev) const {
 }
 
 bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
-  const void* src[2 * RowEpilogue::kMaxAdds] = {};
-  bool stream[2 * RowEpilogue::kMaxAdds] = {};
+  const void* src[kRowSlots] = {};
+  bool stream[kRowSlots] = {};
   // Leaf l's elements for [p, p + n) at src[s]: n of them, or one (false: not this way).
   auto locate = [&](int l, int s) {
     const Node* leaf = prog_->leaves[l];
@@ -229,6 +229,7 @@ bool Epilogue::run_rows(uint8_t* C, int64_t p, int64_t n) const {
     if (!locate(rows_.leaf[a], 2 * a)) return false;
     if (rows_.leaf2[a] >= 0 && !locate(rows_.leaf2[a], 2 * a + 1)) return false;
   }
+  if (rows_.mask >= 0 && (!locate(rows_.mask, kMaskSlot) || !stream[kMaskSlot])) return false;
   const void* z = rows_.relu ? splat_[rows_.zero].data() : nullptr;
   run_row_epilogue(rows_, C + p * static_cast<int64_t>(itemsize(out_.dtype)), n, src, stream, z);
   return true;
@@ -301,6 +302,31 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   if (t_row_by_column) g_rows_by_column.fetch_add(1, std::memory_order_relaxed);
 }
 
+void Epilogue::apply_runs(uint8_t* C, const int64_t* starts, size_t count, int64_t n) const {
+  std::optional<TileEval> ev;  // built only if a run needs the tile interpreter
+  bool rows = false;
+  t_row_in_place = t_row_by_column = false;
+  for (size_t i = 0; i < count; ++i) {
+    if (has_rows_ && run_rows(C, starts[i], n)) {
+      rows = true;
+      continue;
+    }
+    if (!ev) ev.emplace(*prog_);
+    run(C, starts[i], n, *ev);
+  }
+  if (rows) count_row_epilogue_task();
+}
+
+bool try_matmul_fold_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& mm,
+                              const std::vector<Node*>& mm_chain, Node& out, Node* leaf,
+                              std::unique_ptr<Program>* kept) {
+  if (out.dtype != reduce.dtype) return false;
+  Epilogue epi(out, leaf, kept);
+  if (!try_matmul_fold(reduce, chain, mm, mm_chain, &epi)) return false;
+  ++g_fold_runs;
+  return true;
+}
+
 bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
                          std::unique_ptr<Program>* kept, const EpiloguePoolSite* pool) {
   if (out.dtype != reduce.dtype) return false;
@@ -318,6 +344,7 @@ bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& ou
 }
 
 int64_t matmul_epilogue_runs() { return g_runs.load(); }
+int64_t fold_epilogue_runs() { return g_fold_runs.load(); }
 int64_t epilogue_rows_in_place() { return g_rows_in_place.load(); }
 int64_t epilogue_rows_by_column() { return g_rows_by_column.load(); }
 

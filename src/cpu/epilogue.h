@@ -29,6 +29,10 @@ class Epilogue {
   // Replaces the outputs of task `task` of the product g (gemm_task's split) in place by the
   // chain's values at their positions.
   void apply(const GemmArgs& g, int64_t task) const;
+  // Replaces the outputs at positions [s, s + n) of C, for each s in starts[0..count), in place
+  // by the chain's values there: runs of a contiguous output that are final (matmul_fold.cpp's
+  // units, each folded whole by one task).
+  void apply_runs(uint8_t* C, const int64_t* starts, size_t count, int64_t n) const;
   // A max-pool to fold from each run apply() has rewritten (epilogue_pool.h), or null.
   void set_pool(EpiloguePool* pool) { pool_ = pool; }
 
@@ -66,8 +70,19 @@ class Epilogue {
 bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
                          std::unique_ptr<Program>* kept = nullptr, const EpiloguePoolSite* pool = nullptr);
 
+// The same for a sum of a matmul's result through movement ops (try_matmul_fold: conv2d's input
+// gradient) with the epilogue of `out` over `leaf` (the sum's node, or a view of it that keeps
+// its layout): ReLU's gradient mask, applied as each image plane is folded instead of in a pass
+// of its own. Realizes `out`, leaving `reduce` unrealized; false, having computed nothing but
+// possibly the product's elementwise factors, when try_matmul_fold would decline.
+bool try_matmul_fold_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& mm,
+                              const std::vector<Node*>& mm_chain, Node& out, Node* leaf,
+                              std::unique_ptr<Program>* kept = nullptr);
+
 // How many matmuls ran with an epilogue in this process (the harness checks that its cases did).
 int64_t matmul_epilogue_runs();
+// How many sums of a matmul's result (try_matmul_fold) ran with an epilogue, for the harness.
+int64_t fold_epilogue_runs();
 // How many epilogue tasks read a leaf's row in place instead of copying it per tile (a bias
 // along the output's rows: epilogue.cpp), in this process (for the harness).
 int64_t epilogue_rows_in_place();

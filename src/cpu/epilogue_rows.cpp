@@ -59,6 +59,19 @@ void BiasReluRun(T* HWY_RESTRICT c, int64_t n, T bias, T z) {
   }
 }
 
+// ReLU's gradient mask (RowEpilogue::mask): c[i] = 0 < m[i] ? c[i] : z, WHERE over CMPLT as the
+// program has them (false for a NaN and either zero in m).
+template <class T>
+void MaskRun(T* HWY_RESTRICT c, int64_t n, const T* HWY_RESTRICT m, T z) {
+  const hn::ScalableTag<T> d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const auto zero = hn::Zero(d), zv = hn::Set(d, z);
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    hn::StoreU(hn::IfThenElse(hn::Lt(zero, hn::LoadU(d, m + i)), hn::LoadU(d, c + i), zv), d, c + i);
+  for (; i < n; ++i) c[i] = T(0) < m[i] ? c[i] : z;
+}
+
 template <class T>
 void RowRun(T* HWY_RESTRICT c, int64_t n, int adds, const T* const* src, const bool* stream, const bool* pair,
             bool relu, T z) {
@@ -91,6 +104,13 @@ void RowF64(void* c, int64_t n, int adds, const void* const* src, const bool* st
          relu ? *static_cast<const double*>(z) : 0.0);
 }
 
+void MaskF32(void* c, int64_t n, const void* m, const void* z) {
+  MaskRun(static_cast<float*>(c), n, static_cast<const float*>(m), *static_cast<const float*>(z));
+}
+void MaskF64(void* c, int64_t n, const void* m, const void* z) {
+  MaskRun(static_cast<double*>(c), n, static_cast<const double*>(m), *static_cast<const double*>(z));
+}
+
 void BiasReluF32(void* c, int64_t n, const void* bias, const void* z) {
   BiasReluRun(static_cast<float*>(c), n, *static_cast<const float*>(bias), *static_cast<const float*>(z));
 }
@@ -107,13 +127,15 @@ HWY_EXPORT(RowF32);
 HWY_EXPORT(RowF64);
 HWY_EXPORT(BiasReluF32);
 HWY_EXPORT(BiasReluF64);
+HWY_EXPORT(MaskF32);
+HWY_EXPORT(MaskF64);
 
 namespace {
-std::atomic<int64_t> g_tasks{0}, g_bias_relu_tasks{0}, g_pair_tasks{0};
+std::atomic<int64_t> g_tasks{0}, g_bias_relu_tasks{0}, g_pair_tasks{0}, g_mask_tasks{0};
 // Whether this thread's task has run a row by BiasReluRun, or with an operand that is a sum of two
 // leaves (counted once per task, in count_row_epilogue_task: an atomic add per row would be
 // shared by the threads).
-thread_local bool t_bias_relu = false, t_pair = false;
+thread_local bool t_bias_relu = false, t_pair = false, t_mask = false;
 
 bool is_zero(const void* p, DType d) {  // bits of +0 or -0
   const size_t sz = itemsize(d);
@@ -165,13 +187,18 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
     cur = L + i;
   }
   if (std::find(pending.begin(), pending.end(), 1) != pending.end()) return false;
-  if (i + 2 == n) {  // ReLU: CMPLT(0, t), then WHERE(that, t, z)
+  if (i + 2 == n) {  // ReLU: CMPLT(0, t), then WHERE(that, t, z); or its gradient, CMPLT(0, m)
     const Instr& cmp = prog.code[i];
     const Instr& sel = prog.code[i + 1];
     const int zc = cmp.src[0];
-    if (cmp.op != Op::CMPLT || cmp.in != d || cmp.nsrc != 2 || cmp.src[1] != cur || zc >= L ||
-        reads[zc] != LeafRead::kScalar || !scalar[zc] || !is_zero(scalar[zc], d))
+    if (cmp.op != Op::CMPLT || cmp.in != d || cmp.nsrc != 2 || zc >= L || reads[zc] != LeafRead::kScalar ||
+        !scalar[zc] || !is_zero(scalar[zc], d))
       return false;
+    if (cmp.src[1] != cur) {  // the mask: a leaf in the output's layout, and no adds before
+      const int m = cmp.src[1];
+      if (r.adds != 0 || m < 0 || m >= L || reads[m] != LeafRead::kStream || prog.leaves[m]->dtype != d) return false;
+      r.mask = m;
+    }
     if (sel.op != Op::WHERE || sel.in != d || sel.out != d || sel.nsrc != 3 || sel.src[0] != L + i ||
         sel.src[1] != cur || sel.src[2] >= L || reads[sel.src[2]] != LeafRead::kScalar)
       return false;
@@ -188,6 +215,12 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
 
 void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* const* src, const bool* stream,
                       const void* z) {
+  if (e.mask >= 0) {
+    t_mask = true;
+    if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(MaskF32)(c, n, src[kMaskSlot], z);
+    else HWY_DYNAMIC_DISPATCH(MaskF64)(c, n, src[kMaskSlot], z);
+    return;
+  }
   if (e.adds == 1 && !stream[0] && e.leaf2[0] < 0 && e.relu) {
     t_bias_relu = true;
     if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(BiasReluF32)(c, n, src[0], z);
@@ -205,8 +238,10 @@ void count_row_epilogue_task() {
   g_tasks.fetch_add(1, std::memory_order_relaxed);
   if (t_bias_relu) g_bias_relu_tasks.fetch_add(1, std::memory_order_relaxed);
   if (t_pair) g_pair_tasks.fetch_add(1, std::memory_order_relaxed);
-  t_bias_relu = t_pair = false;
+  if (t_mask) g_mask_tasks.fetch_add(1, std::memory_order_relaxed);
+  t_bias_relu = t_pair = t_mask = false;
 }
+int64_t mask_row_tasks() { return g_mask_tasks.load(std::memory_order_relaxed); }
 int64_t pair_row_tasks() { return g_pair_tasks.load(std::memory_order_relaxed); }
 int64_t bias_relu_row_tasks() { return g_bias_relu_tasks.load(std::memory_order_relaxed); }
 

@@ -10,7 +10,8 @@
 
 namespace maroon::cpu {
 
-// The program t = self + x1 (+ x2 ...), then, with relu, WHERE(CMPLT(0, t), t, z). An operand
+// The program t = self + x1 (+ x2 ...), then, with relu, WHERE(CMPLT(0, t), t, z); or
+// WHERE(CMPLT(0, m), self, z) for a leaf m read as a stream (RowEpilogue::mask). An operand
 // x may itself be a sum of two leaves (y + b, added before it joins t): a residual branch's bias
 // left to this epilogue (the ONNX ResNet's downsampling blocks: relu((conv + b) + (conv1x1 + b1))).
 struct RowEpilogue {
@@ -21,6 +22,9 @@ struct RowEpilogue {
   int leaf2[kMaxAdds] = {};  // or, where >= 0, that leaf + this one (the program's ADD order)
   bool relu = false;
   int zero = -1;            // relu: the leaf WHERE takes where t is not above zero
+  // relu over another leaf's sign, with no adds: WHERE(CMPLT(0, m), self, z), ReLU's gradient
+  // (m the ReLU's input or output, self the gradient coming in: conv2d's input gradient, folded).
+  int mask = -1;
 };
 
 // How each leaf of an epilogue's program reads the output's positions.
@@ -36,8 +40,10 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
 
 // c[i] = the program at n positions from c's: src[2a] is add a's operand (n elements, or the one
 // element where `stream[2a]` is false) and src[2a + 1] its second leaf where e.leaf2[a] >= 0 (the
-// same way), z the value a ReLU writes where t is not above 0. The caller's hardware rounding
-// mode is round to nearest.
+// same way), src[kMaskSlot] the mask's n elements where e.mask >= 0, z the value a ReLU writes
+// where t (or the mask) is not above 0. The caller's hardware rounding mode is round to nearest.
+constexpr int kMaskSlot = 2 * RowEpilogue::kMaxAdds;
+constexpr int kRowSlots = kMaskSlot + 1;
 void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* const* src, const bool* stream,
                       const void* z);
 
@@ -49,5 +55,7 @@ void count_row_epilogue_task();
 int64_t bias_relu_row_tasks();
 // How many of those tasks ran a row with an operand that is a sum of two leaves (RowEpilogue::leaf2).
 int64_t pair_row_tasks();
+// How many of those tasks ran a row as ReLU's gradient mask (RowEpilogue::mask).
+int64_t mask_row_tasks();
 
 }  // namespace maroon::cpu

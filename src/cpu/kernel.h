@@ -178,8 +178,11 @@ int64_t matmul_column_splits();
 // matmul's result (`mm`, over its MUL through `mm_chain`), computed tile by tile without
 // writing the product out: conv2d's input gradient, whose product is the window tensor
 // (matmul_fold.cpp). False if the pattern differs; then nothing was computed but possibly the
-// MUL's elementwise sources.
-bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain);
+// MUL's elementwise sources. With an epilogue (cpu/epilogue.h), each unit's outputs (a
+// contiguous run) are rewritten by it as soon as they are folded, the result is the epilogue's
+// node's, and `out` is left unrealized.
+bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain,
+                     const Epilogue* epi = nullptr);
 // A sum over one axis of WHERE(mask, v, +0) whose mask's leaves are broadcast along some axes
 // (GATHER's gradient): the mask evaluated on its own positions and only the selected values
 // added, in order (select_reduce.cpp says why the bits are the fold's). False if the pattern

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "cpu/epilogue.h"
 #include "cpu/fold_segs.h"
 #include "cpu/gemm.h"
 #include "cpu/kernel.h"
@@ -138,7 +139,8 @@ bool fold_terms(const Shape& s2, int nb, const ShapeTracker& inner, const std::v
 
 }  // namespace
 
-bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain) {
+bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain,
+                     const Epilogue* epi) {
   if (out.arg.reduce_op != ReduceOp::ADD || out.dtype != mm.dtype || chain.empty()) return false;
   // The view through which the sum reads the product's (contiguous) result, and its batch axes.
   ShapeTracker v = ShapeTracker::contiguous(mm.shape);
@@ -209,6 +211,8 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     gemm_pack_b(d, g, 0, bpack, 0, panels);
     for (int64_t k = 0; k < g.tasks_m; ++k) gemm_task(d, g, bpack, k);
     if (mm.rnd != out.rnd) set_hw_round(out.rnd);
+    thread_local std::vector<int64_t> starts;  // each unit's outputs: a run at its place
+    starts.clear();
     for (int64_t h = 0; h < h1; ++h)
       for (int64_t gi = 0; gi < g1; ++gi) {
         // The unit's place in the output: its coordinates along the row and column unit axes.
@@ -218,11 +222,16 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         if (fold_segs_vec(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz) !=
             FoldVecPath::Planned)
           all_planned.store(false, std::memory_order_relaxed);
+        starts.push_back(o);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
+    // A unit's outputs are the trailing (kept) axes of a contiguous output at its coordinates
+    // along the leading (unit) ones: one run of f.terms.P, final once folded, still in cache.
+    if (epi) epi->apply_runs(buf->bytes(), starts.data(), starts.size(), f.terms.P);
   }, Round::NearestEven);
-  out.buffer = buf;
-  out.view.set_contiguous(out.shape);
+  Node& result = epi ? epi->out() : out;  // with an epilogue, its node holds the result
+  result.buffer = buf;
+  result.view.set_contiguous(result.shape);
   ++g_fold_runs;
   if (all_planned.load()) ++g_planned_runs;
   return true;

@@ -222,8 +222,18 @@ bool run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Pro
   Node* leaf = site.views.empty() ? &r : site.views.front();
   bool pooled = false;
   const EpiloguePoolSite pool{site.pool, &site.pool_views, &pooled};
-  if (prof.timed(&e, "matmul+epi", [&] { return try_matmul_epilogue(r, rc, e, leaf, kept, site.pool ? &pool : nullptr); }))
+  // A sum of a matmul's result (conv2d's input gradient) applies the kernel to each image plane
+  // as it is folded (ReLU's gradient mask: a pass over the image less); its pool is left to run.
+  if (auto fold = mc.fold.find(&r); fold != mc.fold.end()) {
+    Node& mm = *fold->second.second;
+    auto mm_chain = mc.chain.find(&mm);
+    const std::vector<Node*>& mmc = mm_chain == mc.chain.end() ? none : mm_chain->second;
+    if (prof.timed(&e, "fold+epi", [&] { return try_matmul_fold_epilogue(r, fold->second.first, mm, mmc, e, leaf, kept); }))
+      return false;
+  } else if (prof.timed(&e, "matmul+epi",
+                        [&] { return try_matmul_epilogue(r, rc, e, leaf, kept, site.pool ? &pool : nullptr); })) {
     return pooled;
+  }
   run_reduction(r, mc, prof);
   r.realized = true;
   for (size_t i = site.views.size(); i-- > 0;) {
@@ -422,7 +432,7 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
     }
     const bool product = (r->op == Op::REDUCE && r->arg.reduce_op == ReduceOp::ADD) || r->op == Op::REDUCE_MULACC;
     if (!product || r->dtype != e->dtype) continue;
-    if (mc.deferred.count(r) || mc.fold.count(r) || !only_here(leaf) || (r != leaf && !private_view(r))) continue;
+    if (mc.deferred.count(r) || !only_here(leaf) || (r != leaf && !private_view(r))) continue;
     bool computed_here = scheduled.contains(r);  // not realized by an earlier schedule
     for (const Node* v : views) computed_here = computed_here && scheduled.contains(v);
     if (!computed_here) continue;

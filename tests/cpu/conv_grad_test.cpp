@@ -5,6 +5,10 @@
 // groups, float64, the rounding modes and special values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "cpu/epilogue.h"
+#include "cpu/epilogue_rows.h"
 #include "cpu/gemm.h"
 #include "cpu/kernel.h"
 #include "harness.h"
@@ -250,6 +254,56 @@ TEST(CpuConvGradients, LongWeightGradientRunsInFourRowBlocks) {
              wide, "run in four row blocks");
   check_path_on(describe(c, DType::Float32, Round::NearestEven) + " fused", weight_gradient(Round::NearestEven, false, true),
                 wide, "run in four row blocks", {"avx2", "avx512"});
+}
+
+// ReLU's gradient through conv2d's input gradient: where(0 < h, dh, 0) over the fold's result is
+// run as the fold's epilogue (matmul_fold.cpp, try_matmul_fold_epilogue), each image plane
+// masked as soon as it is folded, by the row epilogue's mask (epilogue_rows.h). The ReLU sits
+// between two convs with a bias on the first, whose gradient also reads the mask (so the masked
+// gradient is written out), and is realized first, as a training step's forward is (the mask
+// then reads its output). inf, NaN and -0 in the output gradient, float32 (default and fused)
+// and float64, two rounding modes. Every run must take both the fold's epilogue and the mask.
+TEST(CpuConvGradients, ReluGradientMasksEachFoldedPlane) {
+  auto folds = [] { return cpu::fold_epilogue_runs(); };
+  auto masks = [] { return cpu::mask_row_tasks(); };
+  for (DType d : {DType::Float32, DType::Float64})
+    for (Round r : {Round::NearestEven, Round::Up})
+      for (bool fused : {false, true}) {
+        if (fused && d == DType::Float64) continue;
+        const std::string what = std::string("relu between two convs, ") + std::string(dtype_name(d)) + " " +
+                                 std::string(round_name(r)) + (fused ? " fused" : "");
+        auto build = [&, d, r, fused] {
+          Gen gen(91);
+          const sf::Format f = fmt(d);
+          // The first image zero and the first bias +0: that channel's conv is a signed zero
+          // there, which the mask must not pass (CMPLT(0, -0) and CMPLT(0, +0) are false).
+          std::vector<uint64_t> xv = near_one(gen, 4 * 3 * 14 * 14, f), bv = near_one(gen, 8, f);
+          std::fill(xv.begin(), xv.begin() + 3 * 14 * 14, encode(f, 0.0));
+          bv[0] = encode(f, 0.0);
+          Tensor x = tensor_of_bits(xv, {4, 3, 14, 14}, d);
+          Tensor w1 = tensor_of_bits(near_one(gen, 8 * 3 * 3 * 3, f), {8, 3, 3, 3}, d);
+          Tensor b1 = tensor_of_bits(bv, {8}, d);
+          Tensor w2 = tensor_of_bits(near_one(gen, 6 * 8 * 3 * 3, f), {6, 8, 3, 3}, d);
+          std::vector<uint64_t> gv = near_one(gen, 4 * 6 * 10 * 10, f);
+          gv[7] = encode(f, NAN), gv[333] = encode(f, INFINITY), gv[1000] = encode(f, -0.0);
+          Tensor g = tensor_of_bits(gv, {4, 6, 10, 10}, d);
+          if (fused) {
+            const Tensor three = Tensor::full({}, 3.0, d);
+            x = x.div(three).realized_leaf(), w2 = w2.div(three).realized_leaf();
+          }
+          const FusedScope products(fused);
+          RoundingScope scope(r);
+          Tensor a = x.conv2d(w1, b1).relu();
+          a.realize();  // as a training step's forward is before its gradients: the mask reads it
+          Tensor y = a.conv2d(w2);
+          std::vector<Tensor> gr = (y * g).sum().gradient({w1, b1});
+          return gr[0].flatten().cat({gr[1]});
+        };
+        const int64_t masked = masks();
+        if (fused) check_path_on(what, build, folds, "mask the fold's planes", {"avx2", "avx512"});
+        else check_path(what, build, folds, "mask the fold's planes");
+        EXPECT_GT(masks(), masked) << what << ": the mask ran through the tile interpreter";
+      }
 }
 
 }  // namespace
