@@ -18,7 +18,7 @@ constexpr int64_t kLongKOutputs = 2048, kLongKMinK = 4096;
 bool gemm_longk_fits(DType d, const GemmArgs& g, int64_t NB);
 
 // Computes g (gemm_longk_fits) in rounding mode rnd: a task per vector of the lanes' rows, which
-// packs them a k block at a time into cache and runs tiles of up to 12 of the other operand's
+// packs them a k block at a time into cache and runs tiles of up to 13 of the other operand's
 // rows over each block. Every output is the same fold as the packed kernel's (from +0, in k
 // order, one step per k: multiply then add, or one FMA when g.fused), NaN made canonical at the
 // end, so not a bit differs from any other path.
