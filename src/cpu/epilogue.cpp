@@ -289,12 +289,7 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   for (int64_t i = 0; i < across; ++i)
     for (size_t k = 0; k < runs.size(); k += 2) {
       const int64_t p = base + other[i] + along[runs[k]], n = runs[k + 1];
-      if (has_rows_ && run_rows(C, p, n)) {
-        rows = true;
-      } else {
-        if (!ev) ev.emplace(*prog_);
-        run(C, p, n, *ev);
-      }
+      rows |= run_any(C, p, n, &ev);
       if (pool_) pool_->fold(C, p, n);  // the run is final and in L1
     }
   if (rows) count_row_epilogue_task();
@@ -302,18 +297,18 @@ void Epilogue::apply(const GemmArgs& g, int64_t task) const {
   if (t_row_by_column) g_rows_by_column.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool Epilogue::run_any(uint8_t* C, int64_t p, int64_t n, std::optional<TileEval>* ev) const {
+  if (has_rows_ && run_rows(C, p, n)) return true;
+  if (!*ev) ev->emplace(*prog_);
+  run(C, p, n, **ev);
+  return false;
+}
+
 void Epilogue::apply_runs(uint8_t* C, const int64_t* starts, size_t count, int64_t n) const {
   std::optional<TileEval> ev;  // built only if a run needs the tile interpreter
   bool rows = false;
   t_row_in_place = t_row_by_column = false;
-  for (size_t i = 0; i < count; ++i) {
-    if (has_rows_ && run_rows(C, starts[i], n)) {
-      rows = true;
-      continue;
-    }
-    if (!ev) ev.emplace(*prog_);
-    run(C, starts[i], n, *ev);
-  }
+  for (size_t i = 0; i < count; ++i) rows |= run_any(C, starts[i], n, &ev);
   if (rows) count_row_epilogue_task();
 }
 

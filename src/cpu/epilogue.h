@@ -5,6 +5,7 @@
 // (exec_instr, the fused kernels' code) in the same order: the same bits as the separate pass.
 #pragma once
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/graph.h"
@@ -38,6 +39,9 @@ class Epilogue {
 
  private:
   void run(uint8_t* C, int64_t p, int64_t n, TileEval& ev) const;
+  // Positions [p, p + n): by the row epilogue where it applies (true), else through the tile
+  // interpreter, *ev built on first need (apply and apply_runs share this step).
+  bool run_any(uint8_t* C, int64_t p, int64_t n, std::optional<TileEval>* ev) const;
   // Positions [p, p + n) by the row epilogue (rows_), if every run-scalar leaf is one element there.
   bool run_rows(uint8_t* C, int64_t p, int64_t n) const;
   void tile(uint8_t* C, int64_t p, int n, TileEval& ev) const;

@@ -216,9 +216,9 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   // A long sum onto few outputs (the first conv layer's weight gradient: 32 channels by 25
   // positions, k = 295k at batch 512): one vector of one operand's rows a task, packed a k block
-  // at a time (gemm_longk.cpp). The tiles below split its 25 columns into two tasks of 13, each
+  // at a time (gemm_longk.cpp). The column split below made it two tasks of 13 columns, each
   // computing 36 x 32 sums for 32 x 13 and packing its columns for the whole k: fused, two
-  // threads, 16.0-16.6 ms.
+  // threads, 16.0-16.6 ms against 3.8-4.0.
   if (!epi && NB == 1) {
     const GemmArgs lk = plan.args(buf->bytes(), N);
     if (gemm_longk_fits(out.dtype, lk, NB)) {
@@ -226,9 +226,9 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
       return finish_matmul(out, epi, std::move(buf));
     }
   }
-  // A long sum onto one block of outputs (the first conv layer's weight gradient: 32 channels
-  // by 25 positions, k = 295k) would be one task, one thread's work: its columns are split in
-  // two tasks. A column's sums are the same whichever task computes it; the split depends on
+  // A long sum onto one block of outputs that gemm_longk does not take (a first conv layer's
+  // weight gradient with three input channels: 32 x 75 outputs, more than its 2,048) would be one
+  // task, one thread's work: its columns are split in two tasks. A column's sums are the same whichever task computes it; the split depends on
   // the shape only.
   int64_t span = gemm_task_span(M, N);
   // conv2d's output rows (one row block): columns per task a multiple of 192, whole panels of

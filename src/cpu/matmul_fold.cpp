@@ -222,7 +222,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
         if (fold_segs_vec(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz) !=
             FoldVecPath::Planned)
           all_planned.store(false, std::memory_order_relaxed);
-        starts.push_back(o);
+        if (epi) starts.push_back(o);
       }
     if (out.rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
     // A unit's outputs are the trailing (kept) axes of a contiguous output at its coordinates

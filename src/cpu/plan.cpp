@@ -445,45 +445,35 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
   return false;
 }
 
-// An elementwise node read only by one REDUCE, whose kernel can be a matmul's epilogue (a ResNet's
-// last block, bias + shortcut + ReLU, into its global average pool): materialized as that
-// epilogue instead of fused into the REDUCE (ADD: a MAX after a conv is the pool epilogue's,
-// epilogue_pool.h). Fused, the reduction evaluated the chain through its generic tiles, a
-// per-channel leaf copied per output; as an epilogue (a row epilogue, epilogue_rows.h) it runs on
-// the product's tiles while they are in cache and the REDUCE folds a contiguous buffer. The ONNX
-// ResNet, fused, one thread (MAROON_PROFILE, 21 runs): its last conv and the pool 1.21 + 0.32 ->
-// 1.40 + 0.05 ms. Only speed depends on this: materializing never changes a bit.
-bool epilogue_before_reduce(Node* n, Consumers& c, const MatmulChains& mc, const NodeMap<size_t>& scheduled,
-                            const std::unordered_map<const Node*, EpilogueSite>& earlier) {
+// Whether n, an elementwise node whose kernel can be a matmul's epilogue, is materialized as that
+// epilogue instead of fused into its readers. Only speed depends on this: materializing never
+// changes a bit. Two cases:
+// - n is read only by one REDUCE ADD (a ResNet's last block, bias + shortcut + ReLU, into its
+//   global average pool; a MAX after a conv is the pool epilogue's, epilogue_pool.h). Fused, the
+//   reduction evaluated the chain through its generic tiles, a per-channel leaf copied per
+//   output; as an epilogue (a row epilogue, epilogue_rows.h) it runs on the product's tiles while
+//   they are in cache and the REDUCE folds a contiguous buffer. The ONNX ResNet, fused, one thread
+//   (MAROON_PROFILE, 21 runs): its last conv and the pool 1.21 + 0.32 -> 1.40 + 0.05 ms.
+// - a handle outside the schedule also sees n (conv2d's output plus its bias, kept for ReLU's
+//   gradient, read here by batchnorm's sums through the ReLU). Fused into its readers
+//   (recompute_cost), it was computed again, as a pass of its own, by the gradient's schedule;
+//   as the epilogue it is the tensor the matmul writes anyway, and its readers read it there.
+// The product must be large enough for the matmul kernel (plan_matmul_node's 4096), which runs
+// the epilogue: REDUCE_MULACC, or a REDUCE ADD over a MUL. Another sum (a softmax's; the loss's
+// sum of probabilities times one-hot labels, 128 x 10) is computed on its own at run time and
+// would leave n a kernel of its own (an extra one per MNIST step when this took them).
+bool epilogue_instead_of_fusing(Node* n, Consumers& c, const MatmulChains& mc, const NodeMap<size_t>& scheduled,
+                                const std::unordered_map<const Node*, EpilogueSite>& earlier) {
   const Consumers::Info i = c.at(n);
-  if (n == c.root || i.refs != 1 || i.other != 0 || i.use_count > i.refs || !i.a_consumer ||
-      i.a_consumer->op != Op::REDUCE || i.a_consumer->arg.reduce_op != ReduceOp::ADD)
-    return false;
+  if (n == c.root || i.other != 0 || numel(n->shape) < 4096) return false;
+  const bool held = i.use_count > i.refs;
+  const bool one_sum = i.refs == 1 && !held && i.a_consumer && i.a_consumer->op == Op::REDUCE &&
+                       i.a_consumer->arg.reduce_op == ReduceOp::ADD;
+  if (!held && !one_sum) return false;
   EpilogueSite site;
   Node* absorbed = nullptr;
-  if (!find_epilogue(n, c, mc, scheduled, earlier, &site, &absorbed)) return false;
-  // A product large enough for the matmul kernel (plan_matmul_node's 4096), which runs the
-  // epilogue: REDUCE_MULACC, or a REDUCE ADD over a MUL. Another sum (a softmax's; the loss's sum
-  // of probabilities times one-hot labels, 128 x 10) is computed on its own at run time and would
-  // leave n a kernel of its own (an extra one per MNIST step when this took them).
+  if (!find_epilogue(n, c, mc, scheduled, earlier, &site, &absorbed) || (held && absorbed)) return false;
   const Node* r = site.reduce;  // (an absorbed kernel's site is copied with its product)
-  const bool product = r->op == Op::REDUCE_MULACC || (!r->src.empty() && r->src[0]->op == Op::MUL);
-  return product && numel(r->src[0]->shape) >= 4096 && numel(n->shape) >= 4096;
-}
-
-// An elementwise node over a matmul's product that a handle outside the schedule also sees (conv2d's
-// output plus its bias, kept for ReLU's gradient, read here by batchnorm's sums through the ReLU):
-// materialized as the product's epilogue, the tensor the matmul writes anyway, instead of fused
-// into its readers (recompute_cost) and computed again, as a pass of its own, by the gradient's
-// schedule. The readers then read it where they read the product. Only speed depends on this.
-bool epilogue_for_handles(Node* n, Consumers& c, const MatmulChains& mc, const NodeMap<size_t>& scheduled,
-                          const std::unordered_map<const Node*, EpilogueSite>& earlier) {
-  const Consumers::Info i = c.at(n);
-  if (n == c.root || i.other != 0 || i.use_count <= i.refs || numel(n->shape) < 4096) return false;
-  EpilogueSite site;
-  Node* absorbed = nullptr;
-  if (!find_epilogue(n, c, mc, scheduled, earlier, &site, &absorbed) || absorbed) return false;
-  const Node* r = site.reduce;  // large enough for the matmul kernel, which runs the epilogue
   const bool product = r->op == Op::REDUCE_MULACC || (!r->src.empty() && r->src[0]->op == Op::MUL);
   return product && numel(r->src[0]->shape) >= 4096;
 }
@@ -785,8 +775,7 @@ Plan plan_fresh(const std::vector<Node*>& order) {
     else if (n->op == Op::REDUCE_MULACC) a = Action::Reduction;  // the opt-in fused matmul (run_reduction)
     else if (n->op == Op::GATHER) a = Action::Gather;  // row copies (gather.h)
     else if (!is_elementwise(*n)) a = Action::Ref;  // movement ops are views; constants are one element
-    else if (!epilogue_before_reduce(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues) &&
-             !epilogue_for_handles(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues) &&
+    else if (!epilogue_instead_of_fusing(n, consumers, p.impl_->chains, step_of, p.impl_->epilogues) &&
              fuses_into_consumers(n, consumers, prof, fusion, shared, masks))
       a = Action::Skip;
     else if (const Node* v = constant_select(*n); v && v->realized && n != consumers.root) a = Action::Alias;

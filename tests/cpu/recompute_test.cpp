@@ -138,7 +138,7 @@ TEST(CpuRecompute, BatchnormGradientsRealizedOneAtATime) {
 
 // A product plus its bias that a handle keeps (conv2d's output, kept for ReLU's gradient) is not
 // left to be computed again later: the matmul writes it as its epilogue (plan.cpp,
-// epilogue_for_handles), in place of the bare product. The sum reading it through a ReLU runs as
+// epilogue_instead_of_fusing), in place of the bare product. The sum reading it through a ReLU runs as
 // two kernels (the matmul and the sum), and the held node is then realized already: no kernel
 // (computed again, it was one more pass). Both equal the reference.
 TEST(CpuRecompute, HeldBiasAddIsTheProductsEpilogue) {
