@@ -193,3 +193,39 @@ def test_one_buffer_as_two_inputs_is_refused_when_capturing():
     sub(a, b)
     sub(a, b)
     assert sub(b, a).tolist() == [9.0, 18.0] and sub(b, b).tolist() == [0.0, 0.0]
+
+
+def test_a_replay_of_tensors_only_skips_the_argument_walk(monkeypatch):
+    """A replay given only positional tensors, as the capturing call was, goes straight to the
+    capture (no walk over the arguments: the walk was most of a small replay's time) with the
+    bits and the refusals of the general path; anything else takes the general path."""
+    @TinyJit
+    def f(x, y):
+        return (x * y + x).contiguous(), [x.sum()]
+    a, b = Tensor([1.0, 2.0, 3.0]), Tensor([4.0, 5.0, 6.0])
+    f(a, b)
+    f(a, b)
+    walks = []
+    real = maroon.jit._tensors
+    monkeypatch.setattr(maroon.jit, "_tensors", lambda obj: walks.append(1) or real(obj))
+    c, d = Tensor([0.5, -1.0, 2.0]), Tensor([3.0, 0.25, -4.0])
+    out, [total] = f(c, d)
+    assert not walks
+    assert out.numpy().tobytes() == (c * d + c).numpy().tobytes()
+    assert total.numpy().tobytes() == c.sum().numpy().tobytes()
+    assert f.cnt == 3
+    # By keyword: the general path, the same replay.
+    out2, _ = f(c, y=d)
+    assert walks and out2.numpy().tobytes() == out.numpy().tobytes()
+    with pytest.raises(maroon._maroon.Error, match="non-tensor arguments"):
+        f(c, 2.0)
+    with pytest.raises(maroon._maroon.Error, match=r"input 0 is \(2,\) float32, the captured call.s was \(3,\)"):
+        f(Tensor([1.0, 2.0]), Tensor([3.0, 4.0]))
+
+    @TinyJit
+    def g(x, k):  # captured with a non-tensor argument: never the shortcut
+        return (x * k).contiguous()
+    g(a, 2)
+    g(a, 2)
+    walks.clear()
+    assert g(c, 2).tolist() == [1.0, -2.0, 4.0] and walks
