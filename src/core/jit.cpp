@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/checked.h"
 #include "core/fpenv.h"
 #include "core/graph.h"
 #include "core/jit_hooks.h"
@@ -568,6 +569,9 @@ std::vector<Tensor> JitCapture::replay(const std::vector<Tensor>& inputs) {
                 " backend and cannot replay on " + backend_name());
   impl_->feed_inputs(inputs);
   FpEnvGuard env;
+  // The allocation cap read once for the replay, as realize() reads it once per graph: read at
+  // each buffer, its setting's lookup (an environment read) was 1.6% of a 32x32 product's replay.
+  AllocCapScope cap;
   impl_->feed_states();
   impl_->refresh_aliases();
   for (Recorded& r : impl_->realizes) impl_->run_recorded(r);
