@@ -92,6 +92,11 @@ def works(a):
         if w == "memcpy":
             libs = {"numpy": libs["numpy"]}
         rows.append((label, unit, libs))
+    # The same 64² product replayed by TinyJit (no graph built, no kernel planned); the peers
+    # have no such path and run their plain product.
+    rows.append(("float32 64² matmul from Python through `TinyJit` (Maroon only; the peers as above), 1 thread", "us",
+                 {"maroon": micro("maroon", "matmul64jit", 1), "torch": micro("torch", "matmul64", 1),
+                  "numpy": micro("numpy", "matmul64", 1)}))
     if a.only:
         rows = [r for r in rows if any(k in r[0] for k in a.only.split(","))]
     return rows
