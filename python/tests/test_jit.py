@@ -229,3 +229,18 @@ def test_a_replay_of_tensors_only_skips_the_argument_walk(monkeypatch):
     g(a, 2)
     walks.clear()
     assert g(c, 2).tolist() == [1.0, -2.0, 4.0] and walks
+
+
+def test_a_padded_conv2d_replays_with_the_bits_of_calling_it():
+    """conv2d with padding reads a copy of its padded input, made on every call (the CPU
+    backend's matmul, cpu/matmul_plan.cpp): replays on new inputs give the bits of calling it."""
+    rng = np.random.default_rng(9)
+    w = Tensor(rng.standard_normal((8, 4, 3, 3), dtype=np.float32))
+
+    def f(x):
+        return x.conv2d(w, padding=1).relu().contiguous()
+    jf = TinyJit(f)
+    for _ in range(4):
+        x = Tensor(rng.standard_normal((2, 4, 10, 10), dtype=np.float32))
+        assert jf(x).numpy().tobytes() == f(x).numpy().tobytes()
+    assert jf.captured is not None and jf.cnt == 4

@@ -373,6 +373,19 @@ int ShapeTracker::batch_axes(std::vector<int64_t>* batch_strides, ShapeTracker* 
   return static_cast<int>(k);
 }
 
+ShapeTracker ShapeTracker::rebased(View base) const {
+  ShapeTracker t = *this;
+  t.views_[0] = std::move(base);
+  // Bottom up: the new base may merge with the views above it, as if they had been applied to it.
+  while (t.views_.size() >= 2) {
+    std::optional<View> v = merge_views(t.views_[0], t.views_[1]);
+    if (!v) break;
+    t.views_.erase(t.views_.begin());
+    t.views_[0] = std::move(*v);
+  }
+  return t;
+}
+
 void ShapeTracker::merge_top() {
   while (views_.size() >= 2) {
     std::optional<View> v = merge_views(views_[views_.size() - 2], views_.back());

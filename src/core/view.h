@@ -64,6 +64,11 @@ class ShapeTracker {
   ShapeTracker shrink(const Pairs& begin_end) const;
   ShapeTracker flip(const std::vector<int64_t>& axes) const;
 
+  // This stack with its bottom view (the one that reads the buffer) replaced by `base`, which must
+  // have its shape, merged again where the views now allow: a padded stack read over a copy of
+  // its padded bottom view (cpu/matmul_plan.cpp).
+  ShapeTracker rebased(View base) const;
+
   // The buffer element that index `idx` (one entry per axis of shape()) reads, or -1 for padding.
   int64_t index(const int64_t* idx) const;
   // The leading axes that every view passes through unchanged (batch axes, as in pool's

@@ -12,9 +12,10 @@
 
 namespace maroon::cpu {
 
-// An operand as strided memory over the product's shape. A view that strides cannot express
-// (padded conv2d windows) is first copied out densely, its broadcast (stride-0) axes kept at
-// stride 0 so the copy is no larger than the data it reads: that copy is im2col.
+// An operand as strided memory over the product's shape. A stack padded only in its bottom view
+// (conv2d with padding) is read over a copy of that padded view (padded_base); another view that
+// strides cannot express is copied out densely, its broadcast (stride-0) axes kept at stride 0
+// so the copy is no larger than the data it reads (for conv2d's windows, im2col).
 struct Operand {
   const void* data = nullptr;
   // The layout's inputs (its key and offsets), read by nothing after plan_matmul: a kept plan
@@ -72,5 +73,8 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
 // How many operands' dense copies were laid out with the source's unit-step axis last (attention's
 // values; matmul_plan.cpp, dense_order), in this process (for the harness).
 int64_t matmul_reordered_copies();
+// How many operands were read over a copy of their padded bottom view (conv2d with padding;
+// matmul_plan.cpp, padded_base), in this process (for the harness).
+int64_t matmul_padded_bases();
 
 }  // namespace maroon::cpu

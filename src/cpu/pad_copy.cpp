@@ -120,34 +120,37 @@ const Node* padded_leaf(const Program& prog) {
 
 }  // namespace
 
+void write_padded(const View& v, const uint8_t* src, size_t sz, uint8_t* dst) {
+  const Shape& shape = v.shape;
+  const size_t nd = shape.size();
+  if (nd == 0) return;
+  PadCopy pc{v, src, sz, std::vector<int64_t>(nd, 1)};
+  for (size_t d = nd - 1; d-- > 0;) pc.inner[d] = pc.inner[d + 1] * shape[d + 1];
+  if (nd == 1) return pc.axis(0, v.offset, dst);
+  // Tasks of kPlanes positions of the first axis (a conv's images): a copy, so the split cannot
+  // change a bit; fixed-size, as every split here. (Integer work only: the mode is moot.)
+  const int64_t n0 = shape[0];
+  constexpr int64_t kPlanes = 4;
+  const size_t ob = static_cast<size_t>(pc.inner[0]) * pc.sz;
+  const int64_t lo = std::clamp<int64_t>(v.mask[0].first, 0, n0), hi = std::clamp<int64_t>(v.mask[0].second, lo, n0);
+  parallel_for((n0 + kPlanes - 1) / kPlanes, [&](int64_t t) {
+    for (int64_t i = t * kPlanes; i < std::min(n0, (t + 1) * kPlanes); ++i) {
+      if (i < lo || i >= hi) std::memset(dst + i * ob, 0, ob);
+      else pc.axis(1, v.offset + i * v.strides[0], dst + i * ob);
+    }
+  }, Round::NearestEven);
+}
+
 bool try_pad_copy(Node& out, const Program& prog) {
   const Node* leaf = padded_leaf(prog);
   if (!leaf || leaf->view.shape() != out.shape || out.shape.empty()) return false;
   const View& v = leaf->view.views()[0];
-  const size_t nd = out.shape.size();
-  PadCopy pc{v, leaf->buffer->bytes(), itemsize(out.dtype), std::vector<int64_t>(nd, 1)};
-  for (size_t d = nd - 1; d-- > 0;) pc.inner[d] = pc.inner[d + 1] * out.shape[d + 1];
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
-  uint8_t* dst = buf->bytes();
-  if (nd == 1) {
-    pc.axis(0, v.offset, dst);
-  } else {
-    // Tasks of kPlanes positions of the first axis (a conv's images): a copy, so the split
-    // cannot change a bit; fixed-size, as every split here. (Integer work only: the mode is moot.)
-    const int64_t n0 = out.shape[0];
-    constexpr int64_t kPlanes = 4;
-    const size_t ob = static_cast<size_t>(pc.inner[0]) * pc.sz;
-    const int64_t lo = std::clamp<int64_t>(v.mask[0].first, 0, n0), hi = std::clamp<int64_t>(v.mask[0].second, lo, n0);
-    parallel_for((n0 + kPlanes - 1) / kPlanes, [&](int64_t t) {
-      for (int64_t i = t * kPlanes; i < std::min(n0, (t + 1) * kPlanes); ++i) {
-        if (i < lo || i >= hi) std::memset(dst + i * ob, 0, ob);
-        else pc.axis(1, v.offset + i * v.strides[0], dst + i * ob);
-      }
-    }, Round::NearestEven);
-  }
+  write_padded(v, leaf->buffer->bytes(), itemsize(out.dtype), buf->bytes());
   out.buffer = buf;
   out.view.set_contiguous(out.shape);
   g_pad_copies.fetch_add(1, std::memory_order_relaxed);
+  const size_t nd = out.shape.size();
   if (nd >= 3 && v.strides[nd - 1] == 1) g_plane_pads.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

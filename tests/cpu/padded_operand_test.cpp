@@ -1,0 +1,99 @@
+// A matmul operand padded only in its bottom view (conv2d with padding: the padded input, then
+// the windows over it) is read over a copy of the padded input (cpu/matmul_plan.cpp,
+// padded_base), not written out as im2col: the reference's bits on every SIMD target and 1-3
+// threads, each CPU run checked to have taken the path; forward with the default and the fused
+// products, padding on one side or both, stride, dilation, groups, float64, special values; the
+// weight gradient (whose operand is the padded input again); and views padded elsewhere, which
+// must keep the dense copy.
+#include <gtest/gtest.h>
+
+#include "harness.h"
+#include "cpu/matmul_plan.h"
+#include "maroon/primitives.h"
+
+namespace maroon::test {
+namespace {
+
+struct Case {
+  const char* name;
+  int64_t n, cin, cout, h, w, k;
+  std::vector<int64_t> stride, dilation, padding;
+  int64_t groups = 1;
+};
+
+// x and w near one (divided by 3 under `fused`, so products round and an FMA chain shows);
+// with `specials` one element in eight of x a NaN, an infinity, a signed zero or a subnormal.
+Tensor conv(const Case& c, DType d, bool fused, bool specials, uint64_t seed) {
+  Tensor x = near_one_tensor(d, {c.n, c.cin, c.h, c.w}, seed, specials);
+  Tensor w = near_one_tensor(d, {c.cout, c.cin / c.groups, c.k, c.k}, seed + 1);
+  if (fused) {
+    const Tensor three = Tensor::full({}, 3.0, d);
+    x = x.div(three).realized_leaf(), w = w.div(three).realized_leaf();
+  }
+  const FusedScope products(fused);
+  return x.conv2d(w, std::nullopt, c.groups, c.stride, c.dilation, c.padding);
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all{
+      {"3x3 padding 1", 2, 8, 16, 12, 12, 3, {1}, {1}, {1}},
+      {"5x5 padding 2, rectangular", 2, 4, 8, 9, 16, 5, {1}, {1}, {2}},
+      {"padding on one side", 2, 6, 8, 10, 11, 3, {1}, {1}, {0, 2, 1, 0}},
+      {"stride 2 padding 1", 3, 8, 16, 16, 16, 3, {2}, {1}, {1}},
+      {"dilation 2 padding 2", 2, 6, 8, 12, 12, 3, {1}, {2}, {2}},
+      {"groups 2 padding 1", 2, 8, 16, 10, 10, 3, {1}, {1}, {1}, 2},
+      {"a ResNet layer's shape", 4, 16, 16, 16, 16, 3, {1}, {1}, {1}},
+  };
+  return all;
+}
+
+int64_t padded() { return cpu::matmul_padded_bases(); }
+
+TEST(CpuPaddedOperand, PaddedConv2dReadsACopyOfItsPaddedInput) {
+  uint64_t seed = 1;
+  for (const Case& c : cases())
+    for (bool fused : {false, true}) {
+      const std::string what = std::string(c.name) + (fused ? " fused" : "");
+      check_path(what, [&] { return conv(c, DType::Float32, fused, false, seed); }, padded,
+                 "read a copy of the padded input");
+      ++seed;
+    }
+  check_path("float64 3x3 padding 1", [&] { return conv(cases()[0], DType::Float64, false, false, 50); }, padded,
+             "read a copy of the padded input");
+  // Specials in x: the copy keeps them (a NaN made the canonical one, as the product's NaN is).
+  for (bool fused : {false, true})
+    check_path(std::string("specials") + (fused ? " fused" : ""),
+               [&] { return conv(cases()[3], DType::Float32, fused, true, 60); }, padded,
+               "read a copy of the padded input");
+}
+
+// The weight gradient of a padded conv2d reads the padded input's windows as its operand.
+TEST(CpuPaddedOperand, WeightGradientOfAPaddedConv2d) {
+  for (bool fused : {false, true}) {
+    const Case& c = cases()[0];
+    check_path(std::string("weight gradient") + (fused ? " fused" : ""), [&] {
+      Tensor x = near_one_tensor(DType::Float32, {c.n, c.cin, c.h, c.w}, 70);
+      Tensor w = near_one_tensor(DType::Float32, {c.cout, c.cin, c.k, c.k}, 71);
+      Tensor g = near_one_tensor(DType::Float32, {c.n, c.cout, c.h, c.w}, 72);
+      const FusedScope products(fused);
+      return (x.conv2d(w, std::nullopt, 1, c.stride, c.dilation, c.padding) * g).sum().gradient({w})[0];
+    }, padded, "read a copy of the padded input");
+  }
+}
+
+// Padding above the bottom view (a pad of a permuted, reshaped window stack) is not the case:
+// such an operand keeps the dense copy, with the same bits.
+TEST(CpuPaddedOperand, PaddingAboveTheBottomViewKeepsTheDenseCopy) {
+  const int64_t before = padded();
+  check("padded product of a reshaped operand", [] {
+    Tensor a = near_one_tensor(DType::Float32, {24, 40}, 80);
+    Tensor b = near_one_tensor(DType::Float32, {10, 96}, 81);
+    // b's reshape of a transposed view is a two-view stack; the pad sits on top of it.
+    Tensor bt = b.permute({1, 0}).reshape({40, 24}).pad({{0, 0}, {2, 2}});
+    return a.matmul(bt);
+  });
+  EXPECT_EQ(padded(), before) << "an operand padded above its bottom view took the padded copy";
+}
+
+}  // namespace
+}  // namespace maroon::test
