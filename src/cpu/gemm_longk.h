@@ -14,7 +14,12 @@ namespace maroon::cpu {
 // contiguous along k in runs (the lanes' side: conv2d's output gradient). The packed kernels' tiles held
 // two vectors of columns for 13 (the columns split in two tasks), and each task packed its
 // columns for the whole k (37.7 MB at batch 512) and read every row of the other operand.
-constexpr int64_t kLongKOutputs = 2048, kLongKMinK = 4096;
+// Up to 4,096 outputs: a padded 16 -> 16 3x3 conv2d's weight gradient (16 x 144 outputs over
+// k = 32,768 at batch 32), one task of one vector here on AVX-512 split in two, took 2.47 ms on
+// one thread and 1.36 on two against 2.80 and 2.74 through the packed tiles (fused; 50 x 50 over
+// 4,200 and 64 x 64 over 8,192 were level or faster too, /tmp drivers, session 28); 2,048 had
+// been the first layer's bound.
+constexpr int64_t kLongKOutputs = 4096, kLongKMinK = 4096;
 bool gemm_longk_fits(DType d, const GemmArgs& g, int64_t NB);
 
 // Computes g (gemm_longk_fits) in rounding mode rnd: a task per vector of the lanes' rows, which

@@ -61,7 +61,7 @@ std::vector<int64_t> dense_order(const ShapeTracker& view, const std::vector<boo
 // stack is maskless and, where its views then merge into one, read in place like an unpadded
 // conv2d's windows. The dense copy below would write the windows out instead (im2col, nine
 // times the input for a 3x3 kernel) element run by element run: a (32,16,32,32) 3x3 conv2d with
-// padding 1 took 170-182 ms against 1.1-1.5 ms without padding (one thread). The copy holds the
+// padding 1 took 144-182 ms against 1.1-1.5 ms without padding (one thread). The copy holds the
 // same values (each NaN canonical, which the product's NaN is anyway), so the same bits.
 bool padded_base(const Buffer& buffer, const ShapeTracker& view, Operand* o) {
   const std::vector<View>& vs = view.views();

@@ -71,13 +71,28 @@ TEST(CpuLongK, FirstLayerWeightGradient) {
       }
 }
 
+// A ResNet-style layer's weight gradient: 16 -> 16 channels, 3x3 with padding 1, on 4 images of
+// 32x32 (k = 4,096): 16 x 144 outputs, the input's windows read over its padded copy
+// (matmul_plan.cpp) and the output gradient's 16 rows the lanes.
+TEST(CpuLongK, PaddedLayerWeightGradient) {
+  for (bool fused : {false, true})
+    check_longk(std::string("padded 16->16 3x3 weight gradient") + (fused ? " fused" : ""), [&] {
+      Tensor x = near_one_tensor(DType::Float32, {4, 16, 32, 32}, 41);
+      Tensor w = near_one_tensor(DType::Float32, {16, 16, 3, 3}, 42);
+      Tensor g = near_one_tensor(DType::Float32, {4, 16, 32, 32}, 43);
+      const FusedScope products(fused);
+      return (x.conv2d(w, std::nullopt, 1, {1}, {1}, {1}) * g).sum().gradient({w})[0];
+    }, fused);
+}
+
 // x (M, K) @ y (K, N), both row-major: A's rows (M) are the lanes, y's columns broadcast.
 // M = 20: a vector and a last one of 4 lanes on AVX-512 (float32), 3 vectors of 8 and 4 on AVX2;
 // N = 30: three tiles of 10 (the 12-row kernel, its last two rows read again and discarded);
 // N = 25: 13 + 12; N = 7: one tile of 8; N = 3: of 4; M = 16, N = 40: one vector (on
 // AVX-512), its four tiles split in two tasks. K = 4,200: the last block of 104.
 TEST(CpuLongK, PlainProductsRowsAsLanes) {
-  const int64_t shapes[][3] = {{20, 30, 4200}, {20, 25, 4200}, {16, 40, 4200}, {9, 7, 4200}, {33, 3, 4200}};
+  const int64_t shapes[][3] = {{20, 30, 4200}, {20, 25, 4200}, {16, 40, 4200}, {9, 7, 4200}, {33, 3, 4200},
+                               {50, 50, 4200}, {16, 256, 4200}};  // the last two past 2,048 outputs
   for (const auto& s : shapes)
     for (DType d : {DType::Float32, DType::Float64})
       for (bool fused : {false, true}) {
@@ -116,7 +131,7 @@ TEST(CpuLongK, ColumnsAsLanesAndRunsOfK) {
     }
 }
 
-// Not this path: k below 4,096, more than 2,048 outputs, fewer than 8 rows for the lanes, and a
+// Not this path: k below 4,096, more than 4,096 outputs, fewer than 8 rows for the lanes, and a
 // batched product.
 TEST(CpuLongK, OnlyLongSumsOntoFewOutputs) {
   const auto none = [](const std::string& what, const std::function<Tensor()>& build) {
@@ -127,8 +142,8 @@ TEST(CpuLongK, OnlyLongSumsOntoFewOutputs) {
   none("k = 4,000", [] {
     return near_one_tensor(DType::Float32, {20, 4000}, 31).matmul(near_one_tensor(DType::Float32, {4000, 30}, 32));
   });
-  none("50 x 50 outputs", [] {
-    return near_one_tensor(DType::Float32, {50, 4200}, 33).matmul(near_one_tensor(DType::Float32, {4200, 50}, 34));
+  none("70 x 60 outputs", [] {
+    return near_one_tensor(DType::Float32, {70, 4200}, 33).matmul(near_one_tensor(DType::Float32, {4200, 60}, 34));
   });
   none("4 rows (lanes) by 30", [] {
     return near_one_tensor(DType::Float32, {4, 4200}, 37).matmul(near_one_tensor(DType::Float32, {4200, 30}, 38));
