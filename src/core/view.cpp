@@ -373,9 +373,16 @@ int ShapeTracker::batch_axes(std::vector<int64_t>* batch_strides, ShapeTracker* 
   return static_cast<int>(k);
 }
 
-ShapeTracker ShapeTracker::rebased(View base) const {
-  ShapeTracker t = *this;
-  t.views_[0] = std::move(base);
+ShapeTracker ShapeTracker::lower(size_t n) const {
+  ShapeTracker t;
+  t.views_.assign(views_.begin(), views_.begin() + static_cast<std::ptrdiff_t>(n));
+  return t;
+}
+
+ShapeTracker ShapeTracker::rebased(View base, size_t below) const {
+  ShapeTracker t;
+  t.views_.push_back(std::move(base));
+  t.views_.insert(t.views_.end(), views_.begin() + static_cast<std::ptrdiff_t>(below), views_.end());
   // Bottom up: the new base may merge with the views above it, as if they had been applied to it.
   while (t.views_.size() >= 2) {
     std::optional<View> v = merge_views(t.views_[0], t.views_[1]);

@@ -64,10 +64,12 @@ class ShapeTracker {
   ShapeTracker shrink(const Pairs& begin_end) const;
   ShapeTracker flip(const std::vector<int64_t>& axes) const;
 
-  // This stack with its bottom view (the one that reads the buffer) replaced by `base`, which must
-  // have its shape, merged again where the views now allow: a padded stack read over a copy of
-  // its padded bottom view (cpu/matmul_plan.cpp).
-  ShapeTracker rebased(View base) const;
+  // This stack with its bottom `below` views (the first reads the buffer) replaced by `base`,
+  // which must have the shape of the last of them, merged again where the views now allow: a
+  // padded stack read over a copy of its padded lower views (cpu/matmul_plan.cpp).
+  ShapeTracker rebased(View base, size_t below = 1) const;
+  // The stack of the bottom n views (1 <= n <= views().size()): what the view above them reads.
+  ShapeTracker lower(size_t n) const;
 
   // The buffer element that index `idx` (one entry per axis of shape()) reads, or -1 for padding.
   int64_t index(const int64_t* idx) const;

@@ -54,27 +54,36 @@ std::vector<int64_t> dense_order(const ShapeTracker& view, const std::vector<boo
   return {};
 }
 
-// A stack whose padding is all in its bottom view (conv2d with padding: the padded input, then
-// the windows over it), read over a copy of that padded view instead: the axes the bottom view
-// moves along (or masks) written out with their +0 borders (pad_copy.h's write_padded, the
-// ONNX importer's `x.pad(pads) * 1`), its broadcast axes left at stride 0. Over the copy the
-// stack is maskless and, where its views then merge into one, read in place like an unpadded
-// conv2d's windows. The dense copy below would write the windows out instead (im2col, nine
-// times the input for a 3x3 kernel) element run by element run: a (32,16,32,32) 3x3 conv2d with
-// padding 1 took 144-182 ms against 1.1-1.5 ms without padding (one thread). The copy holds the
-// same values (each NaN canonical, which the product's NaN is anyway), so the same bits.
+// A stack with padding (conv2d with padding: the padded input, then the windows over it;
+// conv_transpose2d: the input spread by the stride and padded, then the windows), read over a
+// copy of the views up to its highest masked one instead: the axes that view moves along (or
+// masks) written out with their +0 elements (the padded input; for conv_transpose2d the spread
+// one), its broadcast axes left at stride 0. Over the copy the stack is maskless and, where its
+// views then merge into one, read in place like an unpadded conv2d's windows. The dense copy
+// below would write the windows out instead (im2col, nine times the input for a 3x3 kernel)
+// element run by element run: a (32,16,32,32) 3x3 conv2d with padding 1 took 144-182 ms against
+// 1.1-1.5 ms without padding (one thread). A single masked bottom view is copied by the plane
+// copier (pad_copy.h's write_padded, the ONNX importer's `x.pad(pads) * 1`, each NaN made
+// canonical), a deeper stack by copy_dense; the values are the same either way (a NaN's payload
+// aside, which the product's canonical NaN never shows), so the same bits.
 bool padded_base(const Buffer& buffer, const ShapeTracker& view, Operand* o) {
   const std::vector<View>& vs = view.views();
-  if (!vs[0].has_mask() || (buffer.dtype != DType::Float32 && buffer.dtype != DType::Float64)) return false;
-  for (size_t i = 1; i < vs.size(); ++i)
-    if (vs[i].has_mask()) return false;
-  const View& b = vs[0];
+  if (buffer.dtype != DType::Float32 && buffer.dtype != DType::Float64) return false;
+  size_t h = vs.size();
+  while (h-- > 0 && !vs[h].has_mask()) {
+  }
+  if (h >= vs.size()) return false;  // no padding
+  const View& b = vs[h];
   auto kept_axis = [&](size_t d) {
     return b.strides[d] != 0 || b.mask[d].first > 0 || b.mask[d].second < b.shape[d];
   };
-  View kept;  // the bottom view over the axes the copy keeps
+  View kept;  // the masked view over the axes the copy keeps
+  Shape dense = b.shape;  // those axes, the others 1
   for (size_t d = 0; d < b.shape.size(); ++d) {
-    if (!kept_axis(d)) continue;
+    if (!kept_axis(d)) {
+      dense[d] = 1;
+      continue;
+    }
     kept.shape.push_back(b.shape[d]);
     kept.strides.push_back(b.strides[d]);
     kept.mask.push_back(b.mask[d]);
@@ -83,7 +92,7 @@ bool padded_base(const Buffer& buffer, const ShapeTracker& view, Operand* o) {
   if (kept.shape.empty()) return false;
   const int64_t n = numel(kept.shape);
   if (n == 0 || n > kMaxDenseElements) return false;
-  // The copy read through the bottom view's shape: contiguous over the kept axes, stride 0 on
+  // The copy read through the masked view's shape: contiguous over the kept axes, stride 0 on
   // the others.
   View base{b.shape, std::vector<int64_t>(b.shape.size(), 0), 0, {}};
   for (size_t d = b.shape.size(), k = kept.shape.size(), step = 1; d-- > 0;) {
@@ -91,10 +100,11 @@ bool padded_base(const Buffer& buffer, const ShapeTracker& view, Operand* o) {
     base.strides[d] = static_cast<int64_t>(step);
     step *= static_cast<size_t>(kept.shape[--k]);
   }
-  const ShapeTracker over = view.rebased(base);
+  const ShapeTracker over = view.rebased(base, h + 1);
   if (over.views().size() != 1) return false;  // the windows still need a copy of their own
   o->dense = std::make_shared<Buffer>(buffer.dtype, n);
-  write_padded(kept, buffer.bytes(), itemsize(buffer.dtype), o->dense->bytes());
+  if (h == 0) write_padded(kept, buffer.bytes(), itemsize(buffer.dtype), o->dense->bytes());
+  else copy_dense(buffer, view.lower(h + 1), dense, o->dense->bytes());
   o->data = o->dense->bytes();
   o->strides = over.views()[0].strides;
   o->offset = over.views()[0].offset;

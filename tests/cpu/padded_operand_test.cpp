@@ -3,8 +3,9 @@
 // padded_base), not written out as im2col: the reference's bits on every SIMD target and 1-3
 // threads, each CPU run checked to have taken the path; forward with the default and the fused
 // products, padding on one side or both, stride, dilation, groups, float64, special values; the
-// weight gradient (whose operand is the padded input again); and views padded elsewhere, which
-// must keep the dense copy.
+// weight gradient (whose operand is the padded input again); conv_transpose2d (its input spread
+// by the stride, then padded); and a stack that does not merge over the copy, which must keep
+// the dense copy.
 #include <gtest/gtest.h>
 
 #include "harness.h"
@@ -81,18 +82,32 @@ TEST(CpuPaddedOperand, WeightGradientOfAPaddedConv2d) {
   }
 }
 
-// Padding above the bottom view (a pad of a permuted, reshaped window stack) is not the case:
-// such an operand keeps the dense copy, with the same bits.
-TEST(CpuPaddedOperand, PaddingAboveTheBottomViewKeepsTheDenseCopy) {
+// conv_transpose2d: the input spread by the stride (a masked view), padded (another), then the
+// windows: the copy is of the two lower views (copy_dense), the windows read in place over it.
+TEST(CpuPaddedOperand, ConvTransposeReadsACopyOfItsSpreadInput) {
+  for (bool fused : {false, true})
+    for (int64_t pad : {0, 1})
+      check_path("conv_transpose2d 4x4 stride 2 padding " + std::to_string(pad) + (fused ? " fused" : ""), [&] {
+        Tensor x = near_one_tensor(DType::Float32, {2, 8, 9, 9}, 90 + pad);
+        Tensor w = near_one_tensor(DType::Float32, {8, 6, 4, 4}, 92 + pad);
+        if (fused) {
+          const Tensor three = Tensor::full({}, 3.0, DType::Float32);
+          x = x.div(three).realized_leaf(), w = w.div(three).realized_leaf();
+        }
+        const FusedScope products(fused);
+        return x.conv_transpose2d(w, std::nullopt, 1, {2}, {1}, {pad});
+      }, padded, "read a copy of the spread input");
+}
+
+// Where the windows do not merge into one view over the copy (a padded column broadcast, then
+// re-split by a reshape), the operand keeps the dense copy, with the same bits.
+TEST(CpuPaddedOperand, StacksThatDoNotMergeOverTheCopyKeepTheDenseCopy) {
   const int64_t before = padded();
-  check("padded product of a reshaped operand", [] {
-    Tensor a = near_one_tensor(DType::Float32, {24, 40}, 80);
-    Tensor b = near_one_tensor(DType::Float32, {10, 96}, 81);
-    // b's reshape of a transposed view is a two-view stack; the pad sits on top of it.
-    Tensor bt = b.permute({1, 0}).reshape({40, 24}).pad({{0, 0}, {2, 2}});
-    return a.matmul(bt);
+  check("padded, broadcast and re-split operand", [] {
+    Tensor a = near_one_tensor(DType::Float32, {60, 1}, 80).pad({{2, 2}, {0, 0}}).expand({64, 64}).reshape({32, 128});
+    return a.matmul(near_one_tensor(DType::Float32, {128, 40}, 81));
   });
-  EXPECT_EQ(padded(), before) << "an operand padded above its bottom view took the padded copy";
+  EXPECT_EQ(padded(), before) << "an operand that does not merge over the copy took the padded copy";
 }
 
 }  // namespace
