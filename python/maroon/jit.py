@@ -103,9 +103,7 @@ class TinyJit:
                 if not isinstance(a, Tensor):
                     break
             else:  # what the general path below would do for these arguments
-                outputs = self.captured.replay(args)
-                self.cnt += 1
-                return outputs[0] if self._ret is _SLOT else _rebuild(self._ret, iter(outputs))
+                return self._replay(args)
         inputs = _tensors(list(args) + [kwargs[k] for k in sorted(kwargs)])
         if self.cnt == 0 or self.draws:
             stream = Tensor._random_state()
@@ -141,6 +139,10 @@ class TinyJit:
                 k != k2 or not _same(v, v2) for (k, v), (k2, v2) in zip(others, self._others)):
             raise Error(f"[TinyJit] non-tensor arguments {others!r} differ from the captured call's "
                         f"{self._others!r}: a capture replays them as they were (reset() it, or use another TinyJit)")
+        return self._replay(inputs)
+
+    def _replay(self, inputs):
+        """The capture run on these input tensors; its outputs in the captured call's structure."""
         outputs = self.captured.replay(inputs)
         self.cnt += 1
         return _rebuild(self._ret, iter(outputs))

@@ -227,9 +227,9 @@ bool try_matmul(Node& out, const std::vector<Node*>& chain, const Epilogue* epi)
     }
   }
   // A long sum onto one block of outputs that gemm_longk does not take (a first conv layer's
-  // weight gradient with three input channels: 32 x 75 outputs, more than its 2,048) would be one
-  // task, one thread's work: its columns are split in two tasks. A column's sums are the same whichever task computes it; the split depends on
-  // the shape only.
+  // weight gradient with three input channels at batch 4: 32 x 75 outputs over k = 2,304, short
+  // of its 4,096) would be one task, one thread's work: its columns are split in two tasks. A
+  // column's sums are the same whichever task computes it; the split depends on the shape only.
   int64_t span = gemm_task_span(M, N);
   // conv2d's output rows (one row block): columns per task a multiple of 192, whole panels of
   // either wide tile (64 or 48 float32 columns on AVX-512, 16 elsewhere), so that the tile

@@ -54,6 +54,19 @@ std::vector<int64_t> dense_order(const ShapeTracker& view, const std::vector<boo
   return {};
 }
 
+// The strides of a dense copy over `dense` (the operand's shape, its broadcast axes 1), laid out
+// row-major in `order` (empty: the axes' own): stride 0 on the axes of extent 1.
+std::vector<int64_t> dense_strides(const Shape& dense, const std::vector<int64_t>& order) {
+  std::vector<int64_t> st(dense.size(), 0);
+  int64_t acc = 1;
+  for (size_t i = dense.size(); i-- > 0;) {
+    const size_t d = order.empty() ? i : static_cast<size_t>(order[i]);
+    if (dense[d] != 1) st[d] = acc;
+    acc *= dense[d];
+  }
+  return st;
+}
+
 // A stack with padding (conv2d with padding: the padded input, then the windows over it;
 // conv_transpose2d: the input spread by the stride and padded, then the windows), read over a
 // copy of the views up to its highest masked one instead: the axes that view moves along (or
@@ -92,15 +105,8 @@ bool padded_base(const Buffer& buffer, const ShapeTracker& view, Operand* o) {
   if (kept.shape.empty()) return false;
   const int64_t n = numel(kept.shape);
   if (n == 0 || n > kMaxDenseElements) return false;
-  // The copy read through the masked view's shape: contiguous over the kept axes, stride 0 on
-  // the others.
-  View base{b.shape, std::vector<int64_t>(b.shape.size(), 0), 0, {}};
-  for (size_t d = b.shape.size(), k = kept.shape.size(), step = 1; d-- > 0;) {
-    if (!kept_axis(d)) continue;
-    base.strides[d] = static_cast<int64_t>(step);
-    step *= static_cast<size_t>(kept.shape[--k]);
-  }
-  const ShapeTracker over = view.rebased(base, h + 1);
+  // The copy read through the masked view's shape.
+  const ShapeTracker over = view.rebased(View{b.shape, dense_strides(dense, {}), 0, {}}, h + 1);
   if (over.views().size() != 1) return false;  // the windows still need a copy of their own
   o->dense = std::make_shared<Buffer>(buffer.dtype, n);
   if (h == 0) write_padded(kept, buffer.bytes(), itemsize(buffer.dtype), o->dense->bytes());
@@ -144,13 +150,7 @@ Operand operand(const Buffer& buffer, const ShapeTracker& view, bool reorder) {
     g_reordered_copies.fetch_add(1, std::memory_order_relaxed);
   }
   o.data = o.dense->bytes();
-  o.strides.assign(s.size(), 0);
-  int64_t acc = 1;
-  for (size_t i = s.size(); i-- > 0;) {
-    const size_t d = order.empty() ? i : static_cast<size_t>(order[i]);
-    if (dense_shape[d] != 1) o.strides[d] = acc;
-    acc *= dense_shape[d];
-  }
+  o.strides = dense_strides(dense_shape, order);
   return o;
 }
 

@@ -139,8 +139,8 @@ TEST(CpuConvGradients, FusedInputGradientFoldedOnEveryTarget) {
 // A first layer's weight gradient over a batch large enough (32 channels by 75 (cin, ky, kx),
 // k = 4 x 576) that its columns are split into two tasks (src/cpu/matmul.cpp). beautiful_mnist's
 // first layer itself (one input channel: 32 x 25 outputs) runs as a long sum onto few outputs
-// from batch 8 on (src/cpu/gemm_longk.cpp, tests/cpu/gemm_longk_test.cpp); its 2,048 outputs at
-// most leave this one to the split.
+// from batch 8 on (src/cpu/gemm_longk.cpp, tests/cpu/gemm_longk_test.cpp); this one's k of 2,304,
+// short of gemm_longk's 4,096, leaves it to the split.
 TEST(CpuConvGradients, LongWeightGradientSplitIntoColumnTasks) {
   const Conv c{"3 channels, batch 4", 4, 3, 32, 28, 28, 5, 5, {1}, {1}, {0}};
   for (Round r : {Round::NearestEven, Round::Down}) {
