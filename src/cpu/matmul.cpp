@@ -47,7 +47,7 @@ namespace {
 // Planned as the unfused product's REDUCE over MUL would be, the same layout, tiles and
 // epilogues, with FMA steps. Small products, and targets without an FMA instruction, are left to
 // gemm_fused.h.
-bool plan_fused_node(Node& out, MatmulPlan* planp) {
+bool plan_fused_node(Node& out, MatmulPlan* planp, ProductForm form) {
   if (out.dtype != DType::Float32 && out.dtype != DType::Float64) return false;
   const Node& x = *out.src[0];
   const Node& y = *out.src[1];
@@ -56,20 +56,28 @@ bool plan_fused_node(Node& out, MatmulPlan* planp) {
   Shape s(x.shape.size());
   for (size_t d = 0; d < s.size(); ++d) s[d] = std::max(x.shape[d], y.shape[d]);
   if (numel(s) < 4096) return false;
-  if (find_kept_matmul(out, x, y, planp)) return true;
+  const bool matrix = form == ProductForm::Matrix;
+  if (matrix && find_kept_matmul(out, x, y, planp)) return true;
   const ShapeTracker xv = x.view.expand(s), yv = y.view.expand(s);
-  const Split sp = split_axes(s, out.arg.ints, moving_axes(xv), moving_axes(yv));
-  if (sp.M * sp.N * sp.K < 4096 || sp.M < 2 || sp.N < 2 || sp.K == 0) return false;
+  if (!product_takes(split_axes(s, out.arg.ints, moving_axes(xv), moving_axes(yv)), form)) return false;
   MatmulPlan& plan = *planp;
   if (!plan_matmul(*x.buffer, xv, *y.buffer, yv, out.arg.ints, out.shape, &plan)) return false;
   plan.fused = true;
-  keep_matmul(out, x, y, plan);
+  if (matrix) keep_matmul(out, x, y, plan);
   return true;
 }
 }  // namespace
 
-bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp) {
-  if (out.op == Op::REDUCE_MULACC) return chain.empty() && plan_fused_node(out, planp);
+bool product_takes(const Split& sp, ProductForm form) {
+  if (sp.K == 0) return false;
+  if (form == ProductForm::Matrix) return sp.M * sp.N * sp.K >= 4096 && sp.M >= 2 && sp.N >= 2;
+  // A vector's batches are its channels (depthwise conv2d): counted in its size.
+  return sp.NB * sp.M * sp.N * sp.K >= 4096 && std::min(sp.M, sp.N) == 1 &&
+         std::max(sp.M, sp.N) >= kVectorMinRows && sp.K <= kVectorMaxK;
+}
+
+bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp, ProductForm form) {
+  if (out.op == Op::REDUCE_MULACC) return chain.empty() && plan_fused_node(out, planp, form);
   if (out.arg.reduce_op != ReduceOp::ADD || out.arg.ints.empty()) return false;
   const Node& mul = chain.empty() ? *out.src[0] : *chain.back()->src[0];
   if (mul.realized || mul.op != Op::MUL) return false;
@@ -81,7 +89,7 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   const Node& x = *mul.src[0];
   const Node& y = *mul.src[1];
   // Two realized factors read through their own views: the plan may be kept (matmul_kept.h).
-  const bool keepable = chain.empty() && x.realized && y.realized;
+  const bool keepable = form == ProductForm::Matrix && chain.empty() && x.realized && y.realized;
   if (keepable && find_kept_matmul(out, x, y, planp)) return true;
   const Shape& s = out.src[0]->shape;
   const std::vector<int64_t>& kaxes = out.arg.ints;  // sorted: k is row-major over them
@@ -104,10 +112,10 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   const ShapeTracker& yv = moved(y, &ys);
   {  // Small or not a matmul at all (pool gradients sum a product over batch-like axes only):
      // decide before any work.
-    // A product with one row or one column (a batch of dot products, batchnorm's sum of
-    // squares) would waste most of a register tile: the reduction kernel folds it instead.
-    Split sp = split_axes(s, kaxes, moving_axes(xv), moving_axes(yv));
-    if (sp.M * sp.N * sp.K < 4096 || sp.M < 2 || sp.N < 2 || sp.K == 0) return false;
+    // A product with one row or one column (depthwise conv2d, a batch of dot products,
+    // batchnorm's sum of squares) would waste most of a register tile: the vector form's
+    // (matvec.h) or the reduction kernel's.
+    if (!product_takes(split_axes(s, kaxes, moving_axes(xv), moving_axes(yv)), form)) return false;
   }
   // An operand still fused (say relu'(h) * grad in a backward pass) is computed into a buffer
   // first: a matmul over it is far faster than folding the whole expression per output.
@@ -121,8 +129,7 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   MatmulPlan& plan = *planp;
   if (!plan_matmul(*x.buffer, xv, *y.buffer, yv, kaxes, out.shape, &plan)) return false;
   // small: the generic fold will do
-  if (plan.split.M * plan.split.N * plan.split.K < 4096 || plan.split.M * plan.split.N == 0 || plan.split.K == 0)
-    return false;
+  if (!product_takes(plan.split, form)) return false;
   if (keepable) keep_matmul(out, x, y, plan);
   return true;
 }

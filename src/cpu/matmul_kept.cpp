@@ -51,8 +51,8 @@ bool find_kept_matmul(const Node& out, const Node& x, const Node& y, MatmulPlan*
     // The operands are read in place (keep_matmul keeps no other), at the offsets the layout
     // holds: only their addresses are this call's. Operand::strides and offset only ever fed
     // the layout's key, and are left empty.
-    plan->x = Operand{x.buffer->bytes(), {}, 0, nullptr};
-    plan->y = Operand{y.buffer->bytes(), {}, 0, nullptr};
+    plan->x = Operand{x.buffer->bytes(), {}, 0, nullptr, x.buffer->count};
+    plan->y = Operand{y.buffer->bytes(), {}, 0, nullptr, y.buffer->count};
     plan->split = e.split;
     plan->layout = e.layout;
     plan->fused = e.fused;

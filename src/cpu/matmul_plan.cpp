@@ -112,6 +112,7 @@ bool padded_base(const Buffer& buffer, const ShapeTracker& view, Operand* o) {
   if (h == 0) write_padded(kept, buffer.bytes(), itemsize(buffer.dtype), o->dense->bytes());
   else copy_dense(buffer, view.lower(h + 1), dense, o->dense->bytes());
   o->data = o->dense->bytes();
+  o->count = n;
   o->strides = over.views()[0].strides;
   o->offset = over.views()[0].offset;
   g_padded_bases.fetch_add(1, std::memory_order_relaxed);
@@ -125,6 +126,7 @@ Operand operand(const Buffer& buffer, const ShapeTracker& view, bool reorder) {
   const View& top = view.views().back();
   if (view.views().size() == 1 && !top.has_mask()) {
     o.data = buffer.bytes();
+    o.count = buffer.count;
     o.strides = top.strides;
     o.offset = top.offset;
     return o;
@@ -150,6 +152,7 @@ Operand operand(const Buffer& buffer, const ShapeTracker& view, bool reorder) {
     g_reordered_copies.fetch_add(1, std::memory_order_relaxed);
   }
   o.data = o.dense->bytes();
+  o.count = n;
   o.strides = dense_strides(dense_shape, order);
   return o;
 }

@@ -23,6 +23,7 @@ struct Operand {
   std::vector<int64_t> strides;
   int64_t offset = 0;
   std::shared_ptr<Buffer> dense;  // owns the copy, if one was made
+  int64_t count = 0;              // elements readable from data (the buffer's or the copy's)
 };
 
 // The rows, columns and batches of a product whose operands move along mx and my.
@@ -68,7 +69,16 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
 // not one or is small enough for the generic fold. May compute the MUL's elementwise sources.
 // A REDUCE_MULACC (its two realized sources broadcast to one shape, no chain) is planned the same
 // way, fused, where the target has an FMA instruction (fused_native_fma, gemm_fused.h).
-bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan);
+// Which products it takes: Matrix, at least two rows and two columns (the packed tiles); Vector,
+// one row or one column and at least kVectorMinRows of the other, over at most kVectorMaxK
+// (matvec.h: depthwise conv2d). A Vector plan is never kept (matmul_kept.h): a kept plan is
+// found by the node and its factors alone, and the tiles must never take a vector's.
+enum class ProductForm { Matrix, Vector };
+constexpr int64_t kVectorMinRows = 16, kVectorMaxK = 1024;
+bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan,
+                      ProductForm form = ProductForm::Matrix);
+// Whether a product of that split is one `form` takes (and not too small for any kernel).
+bool product_takes(const Split& sp, ProductForm form);
 
 // How many operands' dense copies were laid out with the source's unit-step axis last (attention's
 // values; matmul_plan.cpp, dense_order), in this process (for the harness).

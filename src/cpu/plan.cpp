@@ -24,6 +24,7 @@
 #include "cpu/mask_rules.h"
 #include "cpu/plan_key.h"
 #include "cpu/pool_reduce.h"
+#include "cpu/vector_product.h"
 #include "cpu/row_layernorm.h"
 #include "cpu/row_softmax.h"
 #include "maroon/settings.h"
@@ -170,7 +171,9 @@ class Profiler {
 // deferred nodes computed first and the generic fold.
 void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   if (n.op == Op::REDUCE_MULACC) {  // the opt-in fused product: the matmul's tiles with FMA steps, else gemm_fused.h
-    if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }))
+    static const std::vector<Node*> none;
+    if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }) &&
+        !prof.timed(&n, "vector", [&] { return try_vector_product(n, none); }))
       prof.timed(&n, "fused", [&] { run_fused_reduce(n); return true; });
     return;
   }
@@ -192,14 +195,18 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
   }
   auto chain = mc.chain.find(&n);
   if (chain == mc.chain.end()) {
+    static const std::vector<Node*> none;
     if (!prof.timed(&n, "matmul", [&] { return try_matmul(n); }) &&
+        !prof.timed(&n, "vector", [&] { return try_vector_product(n, none); }) &&
         !prof.timed(&n, "window", [&] { return try_window_reduce(n); }) &&
         !prof.timed(&n, "count", [&] { return try_count_reduce(n); }) &&
         !prof.timed(&n, "select", [&] { return try_select_reduce(n); }))
       prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
     return;
   }
-  if (prof.timed(&n, "matmul", [&] { return try_matmul(n, chain->second); })) return;
+  if (prof.timed(&n, "matmul", [&] { return try_matmul(n, chain->second); }) ||
+      prof.timed(&n, "vector", [&] { return try_vector_product(n, chain->second); }))
+    return;
   Node* mul = chain->second.back()->src[0].get();
   prof.timed(mul, "elementwise", [&] { run_elementwise(*mul); return true; });
   mul->realized = true;

@@ -1,0 +1,95 @@
+// Products with one column (vector_product.h): planned as a matmul (matmul_plan.h: the same
+// operands, padded copies and offsets), then folded a vector of rows at a time. Rows come in runs
+// along which A's offset moves by one step and C's by one (an output row of a depthwise conv2d:
+// A one element or `stride` apart); each run is one kernel call per task it crosses. Tasks are
+// fixed blocks of rows of one batch, a function of the shape alone; each output is folded whole
+// by one task, so the split could not change a bit anyway.
+#include "cpu/vector_product.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "cpu/gemm_fused.h"
+#include "cpu/matmul_plan.h"
+#include "cpu/threads.h"
+
+namespace maroon::cpu {
+
+namespace {
+
+std::atomic<int64_t> g_runs{0};
+
+// Rows per task: a few planes of a depthwise conv2d's channel (900 for 30x30 outputs).
+constexpr int64_t kRowsPerTask = 4096;
+// Runs shorter than this on average (rows scattered one by one) are left to the generic fold:
+// each run's last vector is gathered lane by lane.
+constexpr int64_t kMinMeanRun = 4;
+// A run's step times a vector's lanes must fit the gather's 32-bit indices (64 lanes at most).
+constexpr int64_t kMaxStep = (int64_t{1} << 31) / 64;
+
+struct RowRun {
+  int64_t first, length, step;  // rows [first, first + length), A's offsets `step` apart
+};
+
+// rowA and rowC cut into runs along which A moves by a constant step and C by one.
+std::vector<RowRun> row_runs(std::span<const int64_t> rowA, std::span<const int64_t> rowC) {
+  std::vector<RowRun> runs;
+  const int64_t M = static_cast<int64_t>(rowA.size());
+  for (int64_t i = 0; i < M;) {
+    RowRun r{i, 1, 0};
+    if (i + 1 < M && rowC[i + 1] == rowC[i] + 1 && std::abs(rowA[i + 1] - rowA[i]) <= kMaxStep) {
+      r.step = rowA[i + 1] - rowA[i];
+      while (i + r.length < M && rowC[i + r.length] == rowC[i + r.length - 1] + 1 &&
+             rowA[i + r.length] - rowA[i + r.length - 1] == r.step)
+        ++r.length;
+    }
+    runs.push_back(r);
+    i += r.length;
+  }
+  return runs;
+}
+
+}  // namespace
+
+bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
+  const bool fused = out.op == Op::REDUCE_MULACC;
+  if (fused && !fused_native_fma()) return false;  // gemm_fused.h's exact software steps
+  MatmulPlan plan;
+  if (!plan_matmul_node(out, chain, &plan, ProductForm::Vector)) return false;
+  if (plan.split.M == 1) plan.transpose();  // the long side as rows, one column
+  const int64_t M = plan.split.M, NB = plan.split.NB, K = plan.split.K;
+  const std::vector<RowRun> runs = row_runs(plan.rowA, plan.rowC);
+  if (static_cast<int64_t>(runs.size()) * kMinMeanRun > M) return false;
+  const auto [kmin, kmax] = std::minmax_element(plan.kA.begin(), plan.kA.end());
+  const DType d = out.dtype;
+  const size_t sz = itemsize(d);
+  auto buf = std::make_shared<Buffer>(d, numel(out.shape));
+  const int64_t per_batch = (M + kRowsPerTask - 1) / kRowsPerTask;
+  parallel_for(NB * per_batch, [&](int64_t task) {
+    const int64_t b = task / per_batch, r0 = task % per_batch * kRowsPerTask, r1 = std::min(M, r0 + kRowsPerTask);
+    thread_local std::vector<uint64_t> w;  // batch b's column of B, contiguous
+    w.resize(static_cast<size_t>(K));
+    const uint8_t* B = static_cast<const uint8_t*>(plan.y.data);
+    for (int64_t k = 0; k < K; ++k)
+      std::memcpy(reinterpret_cast<uint8_t*>(w.data()) + k * sz, B + (plan.batchB[b] + plan.colB[0] + plan.kB[k]) * sz, sz);
+    // The first run that reaches r0.
+    auto it = std::upper_bound(runs.begin(), runs.end(), r0, [](int64_t r, const RowRun& x) { return r < x.first; });
+    for (--it; it != runs.end() && it->first < r1; ++it) {
+      const int64_t i0 = std::max(r0, it->first), i1 = std::min(r1, it->first + it->length);
+      VectorRun v{plan.x.data, plan.batchA[b] + plan.rowA[i0], it->step, plan.x.count, plan.kA.data(),
+                  *kmin, *kmax, static_cast<int>(K), w.data(), static_cast<int>(i1 - i0),
+                  buf->bytes() + (plan.batchC[b] + plan.colC[0] + plan.rowC[i0]) * static_cast<int64_t>(sz)};
+      vector_run(d, fused, v);
+    }
+  }, out.rnd);
+  out.buffer = buf;
+  out.view.set_contiguous(out.shape);
+  g_runs.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+int64_t vector_product_runs() { return g_runs.load(std::memory_order_relaxed); }
+
+}  // namespace maroon::cpu

@@ -1,0 +1,42 @@
+// Products with one column: out[b, i] = the sum over k of A[b, i, k] * w[b, k] (depthwise conv2d:
+// a batch per channel, a row per output position, k over the window; a matrix times a vector).
+// The packed tiles need two rows and two columns, so these went to the generic fold, which
+// evaluated the product element by element through the window's view: a 3x3 depthwise conv2d on
+// (32, 64, 32, 32) took 67 ms on one thread, 181 ms padded (PyTorch: 1.7 and 6.2).
+// Here a vector of rows is folded at a time, one lane per output, in the spec's order (from +0,
+// increasing k; REDUCE ADD over MUL rounds the product then the sum, REDUCE_MULACC one FMA a
+// step), so the bits are the reference's on every target (vector_product_simd.cpp).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/graph.h"
+#include "maroon/dtype.h"
+
+namespace maroon::cpu {
+
+// Realizes REDUCE node `out` (ADD over a MUL, through `chain` as try_matmul takes it, or a
+// REDUCE_MULACC with no chain) when it is a product of that form (ProductForm::Vector,
+// matmul_plan.h) with rows in runs a vector can load; false otherwise, and then nothing was
+// computed but, perhaps, the MUL's elementwise sources.
+bool try_vector_product(Node& out, const std::vector<Node*>& chain);
+// How many reductions it has computed in this process (the harness checks its cases took it).
+int64_t vector_product_runs();
+
+// One run of n outputs: C[t] = fold over k < K of A[a0 + t * astep + kA[k]] * w[k], for t < n.
+// A holds acount elements; a vector may read any of them (lanes past n are never stored), never
+// past them. kmin and kmax bound kA. |astep| * lanes < 2^31.
+struct VectorRun {
+  const void* A;
+  int64_t a0, astep, acount;
+  const int64_t* kA;
+  int64_t kmin, kmax;
+  int K;
+  const void* w;
+  int n;
+  void* C;
+};
+// The dispatched target's kernel for float32 or float64; `fused` only where fused_native_fma().
+void vector_run(DType d, bool fused, const VectorRun& r);
+
+}  // namespace maroon::cpu

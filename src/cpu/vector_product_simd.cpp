@@ -1,0 +1,137 @@
+// vector_product.h's kernel, compiled once per SIMD target. Lane t of a vector is output t of a
+// run; each lane's fold is the reference's: acc = +0, then for k in order acc + round(a * w)
+// rounded (REDUCE ADD over MUL) or round(a * w + acc) once (REDUCE_MULACC, an FMA instruction),
+// in the caller's hardware rounding mode, and a NaN made the canonical one at the end (a NaN
+// anywhere in the chain stays a NaN, so only its payload could differ, and the reference's is
+// canonical). Rows one apart are loaded whole; other steps, and a run's last vector where a
+// whole one would read past the buffer, are gathered.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/vector_product_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include "cpu/lane_ops-inl.h"  // Canonical
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/vector_product.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace maroon::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <bool kFma, class D, class V>
+HWY_INLINE V Step(D d, V acc, V a, hn::TFromD<D> w) {
+  if constexpr (kFma) {
+#if HWY_NATIVE_FMA
+    return hn::MulAdd(a, hn::Set(d, w), acc);
+#else
+    static_assert(sizeof(D) == 0, "no FMA instruction on this target: fused products are not run here");
+#endif
+  }
+  return hn::Add(acc, hn::Mul(a, hn::Set(d, w)));
+}
+
+// The loads of one vector of outputs: Whole (one apart), Pairs (two apart: the even lanes of
+// two vectors, as window_gather.cpp's pools), Strided (gathered), each where its reads stay in
+// the buffer; else Partial (gathered, lanes past `m` reading lane 0's elements).
+enum class Load { Whole, Pairs, Strided, Partial };
+
+template <bool kFma, Load kLoad, class D, class DI, class T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> Fold(D d, DI di, const T* a, const int64_t* kA, const T* w, int K, hn::Vec<DI> idx) {
+  auto acc = hn::Zero(d);
+  for (int k = 0; k < K; ++k) {
+    hn::Vec<D> v;
+    if constexpr (kLoad == Load::Whole) {
+      v = hn::LoadU(d, a + kA[k]);
+    } else if constexpr (kLoad == Load::Pairs) {
+#if HWY_TARGET != HWY_SCALAR
+      v = hn::ConcatEven(d, hn::LoadU(d, a + kA[k] + hn::Lanes(d)), hn::LoadU(d, a + kA[k]));
+#else
+      v = hn::GatherIndex(d, a + kA[k], idx);  // not used: one lane has no pairs
+#endif
+    } else {
+      v = hn::GatherIndex(d, a + kA[k], idx);
+    }
+    acc = Step<kFma>(d, acc, v, w[k]);
+  }
+  (void)di;
+  return Canonical(d, acc);
+}
+
+template <class T, bool kFma>
+void Run(const VectorRun& r) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using TI = hn::TFromD<decltype(di)>;
+  const int L = static_cast<int>(hn::Lanes(d));
+  const T* A = static_cast<const T*>(r.A);
+  const T* w = static_cast<const T*>(r.w);
+  T* C = static_cast<T*>(r.C);
+  const auto lanes = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(r.astep)));
+  // Pairs where the target has more than one lane.
+  const bool pairs = r.astep == 2 && HWY_TARGET != HWY_SCALAR;
+  // Where a vector's reads reach, from its first lane's element: two whole vectors for Pairs.
+  const int64_t span = pairs ? 2 * L - 1 : (L - 1) * r.astep;
+  const int64_t lo = std::min<int64_t>(0, span) + r.kmin, hi = std::max<int64_t>(0, span) + r.kmax;
+  for (int t = 0; t < r.n; t += L) {
+    const int m = std::min(L, r.n - t);
+    const int64_t first = r.a0 + static_cast<int64_t>(t) * r.astep;
+    const T* a = A + first;
+    hn::Vec<decltype(d)> acc;
+    if (first + lo < 0 || first + hi >= r.acount) {
+      const auto idx = hn::IfThenElseZero(hn::FirstN(di, static_cast<size_t>(m)), lanes);
+      acc = Fold<kFma, Load::Partial>(d, di, a, r.kA, w, r.K, idx);
+    } else if (r.astep == 1) {
+      acc = Fold<kFma, Load::Whole>(d, di, a, r.kA, w, r.K, lanes);
+    } else if (pairs) {
+      acc = Fold<kFma, Load::Pairs>(d, di, a, r.kA, w, r.K, lanes);
+    } else {
+      acc = Fold<kFma, Load::Strided>(d, di, a, r.kA, w, r.K, lanes);
+    }
+    if (m == L) {
+      hn::StoreU(acc, d, C + t);
+    } else {
+      HWY_ALIGN T tmp[hn::MaxLanes(hn::ScalableTag<T>())];
+      hn::Store(acc, d, tmp);
+      std::memcpy(C + t, tmp, static_cast<size_t>(m) * sizeof(T));
+    }
+  }
+}
+
+void VectorRunF32(bool fused, const VectorRun& r) {
+#if HWY_NATIVE_FMA
+  if (fused) return Run<float, true>(r);
+#else
+  // The planner sends fused products here only where fused_native_fma() (matmul.cpp).
+  if (fused) HWY_ABORT("vector_run: a fused product on a target without FMA");
+#endif
+  Run<float, false>(r);
+}
+void VectorRunF64(bool fused, const VectorRun& r) {
+#if HWY_NATIVE_FMA
+  if (fused) return Run<double, true>(r);
+#else
+  // The planner sends fused products here only where fused_native_fma() (matmul.cpp).
+  if (fused) HWY_ABORT("vector_run: a fused product on a target without FMA");
+#endif
+  Run<double, false>(r);
+}
+
+}  // namespace maroon::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace maroon::cpu {
+
+HWY_EXPORT(VectorRunF32);
+HWY_EXPORT(VectorRunF64);
+
+void vector_run(DType d, bool fused, const VectorRun& r) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(VectorRunF32)(fused, r);
+  else HWY_DYNAMIC_DISPATCH(VectorRunF64)(fused, r);
+}
+
+}  // namespace maroon::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,118 @@
+// Products with one column (cpu/vector_product.h): depthwise conv2d (a batch per channel, a row
+// per output position, k over the window) and a matrix times a vector, folded a vector of rows
+// at a time. The reference's bits on every SIMD target and 1-3 threads, each CPU run checked to
+// have taken the path (the fused product only where the target has an FMA instruction; elsewhere
+// gemm_fused.h's software steps take it): padding, stride 2 (gathered rows), dilation, float64,
+// special values, each rounding mode, rows reversed (a negative step), the vector on either side
+// of the product, and runs that end at the last element of the buffer (a gathered last vector).
+#include <gtest/gtest.h>
+
+#include "harness.h"
+#include "cpu/vector_product.h"
+#include "maroon/primitives.h"
+#include "maroon/round.h"
+
+namespace maroon::test {
+namespace {
+
+int64_t runs() { return cpu::vector_product_runs(); }
+const char* const kPath = "fold the product a vector of rows at a time";
+
+struct Depthwise {
+  const char* name;
+  int64_t n, c, h, w, k;
+  std::vector<int64_t> stride, dilation, padding;
+};
+
+const std::vector<Depthwise>& depthwise_cases() {
+  static const std::vector<Depthwise> all{
+      {"3x3", 2, 8, 12, 12, 3, {1}, {1}, {0}},
+      {"3x3 padding 1", 2, 8, 12, 12, 3, {1}, {1}, {1}},
+      {"3x3 stride 2 padding 1", 2, 8, 15, 15, 3, {2}, {1}, {1}},
+      {"5x5 dilation 2, rectangular", 2, 4, 13, 21, 5, {1}, {2}, {2}},
+      {"3x3 on rows longer than a vector", 1, 3, 7, 45, 3, {1}, {1}, {0, 1}},
+  };
+  return all;
+}
+
+// x and w near one (divided by 3 under `fused`, so products round and an FMA chain shows).
+Tensor depthwise(const Depthwise& c, DType d, bool fused, bool specials, uint64_t seed) {
+  Tensor x = near_one_tensor(d, {c.n, c.c, c.h, c.w}, seed, specials);
+  Tensor w = near_one_tensor(d, {c.c, 1, c.k, c.k}, seed + 1);
+  if (fused) {
+    const Tensor three = Tensor::full({}, 3.0, d);
+    x = x.div(three).realized_leaf(), w = w.div(three).realized_leaf();
+  }
+  const FusedScope products(fused);
+  return x.conv2d(w, std::nullopt, c.c, c.stride, c.dilation, c.padding);
+}
+
+// Every target takes the default product; the fused one only where there is an FMA.
+void check_case(const std::string& what, bool fused, const std::function<Tensor()>& build) {
+  if (!fused) return check_path(what, build, runs, kPath);
+  check_path_on(what, build, runs, kPath, {"avx2", "avx512"});
+}
+
+TEST(CpuVectorProduct, DepthwiseConv2d) {
+  uint64_t seed = 1;
+  for (const Depthwise& c : depthwise_cases())
+    for (bool fused : {false, true}) {
+      check_case(std::string(c.name) + (fused ? " fused" : ""), fused,
+                 [&] { return depthwise(c, DType::Float32, fused, false, seed); });
+      ++seed;
+    }
+  for (bool fused : {false, true}) {
+    check_case(std::string("float64") + (fused ? " fused" : ""), fused,
+               [&] { return depthwise(depthwise_cases()[1], DType::Float64, fused, false, 40); });
+    check_case(std::string("specials") + (fused ? " fused" : ""), fused,
+               [&] { return depthwise(depthwise_cases()[2], DType::Float32, fused, true, 50); });
+  }
+}
+
+TEST(CpuVectorProduct, EveryRoundingMode) {
+  for (Round r : {Round::TowardZero, Round::Down, Round::Up})
+    for (bool fused : {false, true})
+      check_case(std::string("rounding ") + std::to_string(static_cast<int>(r)) + (fused ? " fused" : ""), fused, [&] {
+        const RoundingScope scope(r);
+        return depthwise(depthwise_cases()[1], DType::Float32, fused, false, 60);
+      });
+}
+
+// A (m, k) matrix times a k vector, both orientations, the matrix's rows reversed (a negative
+// step) or not: rows k apart, gathered.
+TEST(CpuVectorProduct, MatrixTimesVector) {
+  for (bool fused : {false, true}) {
+    const std::string f = fused ? " fused" : "";
+    // a (300, 40) and v (40, 1) near one, divided by 3 under `fused`.
+    auto product = [fused](const std::function<Tensor(const Tensor&, const Tensor&)>& of) {
+      Tensor a = near_one_tensor(DType::Float32, {300, 40}, 70);
+      Tensor v = near_one_tensor(DType::Float32, {40, 1}, 71);
+      if (fused) {
+        const Tensor three = Tensor::full({}, 3.0, DType::Float32);
+        a = a.div(three).realized_leaf(), v = v.div(three).realized_leaf();
+      }
+      const FusedScope products(fused);
+      return of(a, v);
+    };
+    check_case("a @ v" + f, fused, [&] { return product([](const Tensor& a, const Tensor& v) { return a.matmul(v); }); });
+    check_case("v.T @ a.T" + f, fused, [&] {
+      return product([](const Tensor& a, const Tensor& v) { return v.transpose(0, 1).matmul(a.transpose(0, 1)); });
+    });
+    check_case("flip(a) @ v" + f, fused,
+               [&] { return product([](const Tensor& a, const Tensor& v) { return a.flip({0}).matmul(v); }); });
+  }
+}
+
+// A product whose rows come in runs of two (two rows of a matrix, then two of the other half)
+// is left to the generic fold, with the same bits; the same matrix read in order is taken.
+TEST(CpuVectorProduct, ShortRunsStayWithTheFold) {
+  Tensor a = near_one_tensor(DType::Float32, {2, 200, 12}, 80);
+  Tensor v = near_one_tensor(DType::Float32, {12, 1}, 81);
+  int64_t before = runs();
+  check("rows alternating between two halves", [&] { return a.permute({1, 0, 2}).matmul(v); });
+  EXPECT_EQ(runs(), before) << "runs of two rows should stay with the generic fold";
+  check_path("the same rows in order", [&] { return a.matmul(v); }, runs, kPath);
+}
+
+}  // namespace
+}  // namespace maroon::test
