@@ -70,11 +70,10 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
 // A REDUCE_MULACC (its two realized sources broadcast to one shape, no chain) is planned the same
 // way, fused, where the target has an FMA instruction (fused_native_fma, gemm_fused.h).
 // Which products it takes: Matrix, at least two rows and two columns (the packed tiles); Vector,
-// one row or one column and at least kVectorMinRows of the other, over at most kVectorMaxK
-// (matvec.h: depthwise conv2d). A Vector plan is never kept (matmul_kept.h): a kept plan is
-// found by the node and its factors alone, and the tiles must never take a vector's.
+// one row or one column and at least two of the other (vector_product.h: depthwise conv2d and
+// its weight gradient). A Vector plan is never kept (matmul_kept.h): a kept plan is found by the
+// node and its factors alone, and the tiles must never take a vector's.
 enum class ProductForm { Matrix, Vector };
-constexpr int64_t kVectorMinRows = 16, kVectorMaxK = 1024;
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan,
                       ProductForm form = ProductForm::Matrix);
 // Whether a product of that split is one `form` takes (and not too small for any kernel).

@@ -19,12 +19,12 @@ namespace maroon::cpu {
 
 namespace {
 
-std::atomic<int64_t> g_runs{0};
+std::atomic<int64_t> g_runs{0}, g_gathered{0};
 
 // Rows per task: a few planes of a depthwise conv2d's channel (900 for 30x30 outputs).
 constexpr int64_t kRowsPerTask = 4096;
-// Runs shorter than this on average (rows scattered one by one) are left to the generic fold:
-// each run's last vector is gathered lane by lane.
+// Runs shorter than this on average (a channel's 3x3 window positions as rows: runs of 3; rows
+// scattered one by one) are gathered a vector of rows at a time (vector_rows) instead.
 constexpr int64_t kMinMeanRun = 4;
 // A run's step times a vector's lanes must fit the gather's 32-bit indices (64 lanes at most).
 constexpr int64_t kMaxStep = (int64_t{1} << 31) / 64;
@@ -61,7 +61,12 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
   if (plan.split.M == 1) plan.transpose();  // the long side as rows, one column
   const int64_t M = plan.split.M, NB = plan.split.NB, K = plan.split.K;
   const std::vector<RowRun> runs = row_runs(plan.rowA, plan.rowC);
-  if (static_cast<int64_t>(runs.size()) * kMinMeanRun > M) return false;
+  // Rows in short runs, or too few for a vector: gathered a vector of rows at a time.
+  const bool scattered = static_cast<int64_t>(runs.size()) * kMinMeanRun > M;
+  if (scattered) {
+    const auto [lo, hi] = std::minmax_element(plan.rowA.begin(), plan.rowA.end());
+    if (*hi - *lo >= (int64_t{1} << 31)) return false;  // the gather's 32-bit indices
+  }
   const auto [kmin, kmax] = std::minmax_element(plan.kA.begin(), plan.kA.end());
   const DType d = out.dtype;
   const size_t sz = itemsize(d);
@@ -74,6 +79,13 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
     const uint8_t* B = static_cast<const uint8_t*>(plan.y.data);
     for (int64_t k = 0; k < K; ++k)
       std::memcpy(reinterpret_cast<uint8_t*>(w.data()) + k * sz, B + (plan.batchB[b] + plan.colB[0] + plan.kB[k]) * sz, sz);
+    if (scattered) {
+      VectorRows v{plan.x.data, plan.batchA[b], plan.rowA.data() + r0, plan.kA.data(), static_cast<int>(K),
+                   w.data(), static_cast<int>(r1 - r0), buf->bytes() + (plan.batchC[b] + plan.colC[0]) * static_cast<int64_t>(sz),
+                   plan.rowC.data() + r0};
+      vector_rows(d, fused, v);
+      return;
+    }
     // The first run that reaches r0.
     auto it = std::upper_bound(runs.begin(), runs.end(), r0, [](int64_t r, const RowRun& x) { return r < x.first; });
     for (--it; it != runs.end() && it->first < r1; ++it) {
@@ -87,9 +99,11 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
   out.buffer = buf;
   out.view.set_contiguous(out.shape);
   g_runs.fetch_add(1, std::memory_order_relaxed);
+  if (scattered) g_gathered.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 int64_t vector_product_runs() { return g_runs.load(std::memory_order_relaxed); }
+int64_t vector_product_gathered_rows() { return g_gathered.load(std::memory_order_relaxed); }
 
 }  // namespace maroon::cpu

@@ -17,11 +17,13 @@ namespace maroon::cpu {
 
 // Realizes REDUCE node `out` (ADD over a MUL, through `chain` as try_matmul takes it, or a
 // REDUCE_MULACC with no chain) when it is a product of that form (ProductForm::Vector,
-// matmul_plan.h) with rows in runs a vector can load; false otherwise, and then nothing was
-// computed but, perhaps, the MUL's elementwise sources.
+// matmul_plan.h); false otherwise, and then nothing was computed but, perhaps, the MUL's
+// elementwise sources.
 bool try_vector_product(Node& out, const std::vector<Node*>& chain);
 // How many reductions it has computed in this process (the harness checks its cases took it).
 int64_t vector_product_runs();
+// How many of them gathered their rows a vector at a time (vector_rows: rows in short runs).
+int64_t vector_product_gathered_rows();
 
 // One run of n outputs: C[t] = fold over k < K of A[a0 + t * astep + kA[k]] * w[k], for t < n.
 // A holds acount elements; a vector may read any of them (lanes past n are never stored), never
@@ -38,5 +40,19 @@ struct VectorRun {
 };
 // The dispatched target's kernel for float32 or float64; `fused` only where fused_native_fma().
 void vector_run(DType d, bool fused, const VectorRun& r);
+
+// n outputs at any offsets: C[rowC[t]] = fold over k < K of A[a0 + rowA[t] + kA[k]] * w[k], for
+// t < n. |rowA[t] - rowA[t']| < 2^31.
+struct VectorRows {
+  const void* A;
+  int64_t a0;
+  const int64_t *rowA, *kA;
+  int K;
+  const void* w;
+  int n;
+  void* C;
+  const int64_t* rowC;
+};
+void vector_rows(DType d, bool fused, const VectorRows& r);
 
 }  // namespace maroon::cpu

@@ -3,8 +3,9 @@
 // rounded (REDUCE ADD over MUL) or round(a * w + acc) once (REDUCE_MULACC, an FMA instruction),
 // in the caller's hardware rounding mode, and a NaN made the canonical one at the end (a NaN
 // anywhere in the chain stays a NaN, so only its payload could differ, and the reference's is
-// canonical). Rows one apart are loaded whole; other steps, and a run's last vector where a
-// whole one would read past the buffer, are gathered.
+// canonical). Rows one apart are loaded whole, two apart as the even lanes of two vectors; other
+// steps, a run's last vector where a whole one would read past the buffer, and rows at any
+// offsets (vector_rows) are gathered.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/vector_product_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -100,6 +101,30 @@ void Run(const VectorRun& r) {
   }
 }
 
+// Rows at any offsets (a depthwise conv2d's weight gradient: a channel's window positions, each
+// summed over the batch and the image): L rows a vector, each lane's elements gathered, each
+// output stored where rowC puts it.
+template <class T, bool kFma>
+void Rows(const VectorRows& r) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using TI = hn::TFromD<decltype(di)>;
+  constexpr size_t kMax = hn::MaxLanes(hn::ScalableTag<T>());
+  const int L = static_cast<int>(hn::Lanes(d));
+  const T* A = static_cast<const T*>(r.A);
+  const T* w = static_cast<const T*>(r.w);
+  T* C = static_cast<T*>(r.C);
+  for (int t = 0; t < r.n; t += L) {
+    const int m = std::min(L, r.n - t);
+    HWY_ALIGN TI off[kMax] = {};  // lanes past m read lane 0's elements
+    for (int j = 0; j < m; ++j) off[j] = static_cast<TI>(r.rowA[t + j] - r.rowA[t]);
+    const auto acc = Fold<kFma, Load::Partial>(d, di, A + r.a0 + r.rowA[t], r.kA, w, r.K, hn::Load(di, off));
+    HWY_ALIGN T tmp[kMax];
+    hn::Store(acc, d, tmp);
+    for (int j = 0; j < m; ++j) C[r.rowC[t + j]] = tmp[j];
+  }
+}
+
 void VectorRunF32(bool fused, const VectorRun& r) {
 #if HWY_NATIVE_FMA
   if (fused) return Run<float, true>(r);
@@ -119,6 +144,23 @@ void VectorRunF64(bool fused, const VectorRun& r) {
   Run<double, false>(r);
 }
 
+void VectorRowsF32(bool fused, const VectorRows& r) {
+#if HWY_NATIVE_FMA
+  if (fused) return Rows<float, true>(r);
+#else
+  if (fused) HWY_ABORT("vector_rows: a fused product on a target without FMA");
+#endif
+  Rows<float, false>(r);
+}
+void VectorRowsF64(bool fused, const VectorRows& r) {
+#if HWY_NATIVE_FMA
+  if (fused) return Rows<double, true>(r);
+#else
+  if (fused) HWY_ABORT("vector_rows: a fused product on a target without FMA");
+#endif
+  Rows<double, false>(r);
+}
+
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -131,6 +173,12 @@ HWY_EXPORT(VectorRunF64);
 void vector_run(DType d, bool fused, const VectorRun& r) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(VectorRunF32)(fused, r);
   else HWY_DYNAMIC_DISPATCH(VectorRunF64)(fused, r);
+}
+HWY_EXPORT(VectorRowsF32);
+HWY_EXPORT(VectorRowsF64);
+void vector_rows(DType d, bool fused, const VectorRows& r) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(VectorRowsF32)(fused, r);
+  else HWY_DYNAMIC_DISPATCH(VectorRowsF64)(fused, r);
 }
 
 }  // namespace maroon::cpu

@@ -4,7 +4,8 @@
 // have taken the path (the fused product only where the target has an FMA instruction; elsewhere
 // gemm_fused.h's software steps take it): padding, stride 2 (gathered rows), dilation, float64,
 // special values, each rounding mode, rows reversed (a negative step), the vector on either side
-// of the product, and runs that end at the last element of the buffer (a gathered last vector).
+// of the product, runs that end at the last element of the buffer (a gathered last vector), rows
+// in short runs gathered a vector of rows at a time (depthwise conv2d's weight gradient).
 #include <gtest/gtest.h>
 
 #include "harness.h"
@@ -103,15 +104,51 @@ TEST(CpuVectorProduct, MatrixTimesVector) {
   }
 }
 
-// A product whose rows come in runs of two (two rows of a matrix, then two of the other half)
-// is left to the generic fold, with the same bits; the same matrix read in order is taken.
-TEST(CpuVectorProduct, ShortRunsStayWithTheFold) {
+int64_t gathered() { return cpu::vector_product_gathered_rows(); }
+const char* const kGathered = "gather its rows a vector at a time";
+
+// Rows in runs of two (two rows of a matrix, then two of its other half) are gathered a vector of
+// rows at a time; the same matrix read in order is folded along its runs.
+TEST(CpuVectorProduct, ShortRunsAreGathered) {
   Tensor a = near_one_tensor(DType::Float32, {2, 200, 12}, 80);
   Tensor v = near_one_tensor(DType::Float32, {12, 1}, 81);
-  int64_t before = runs();
-  check("rows alternating between two halves", [&] { return a.permute({1, 0, 2}).matmul(v); });
-  EXPECT_EQ(runs(), before) << "runs of two rows should stay with the generic fold";
+  check_path("rows alternating between two halves", [&] { return a.permute({1, 0, 2}).matmul(v); }, gathered,
+             kGathered);
+  const int64_t before = gathered();
   check_path("the same rows in order", [&] { return a.matmul(v); }, runs, kPath);
+  EXPECT_EQ(gathered(), before) << "rows in one run were gathered";
+}
+
+// The weight gradient of a depthwise conv2d: per channel, each window position summed over the
+// batch and the image (9 rows in runs of 3, k long), default and fused, padded or not.
+TEST(CpuVectorProduct, DepthwiseWeightGradient) {
+  for (bool fused : {false, true})
+    for (int64_t pad : {0, 1}) {
+      const std::string what = "weight gradient, padding " + std::to_string(pad) + (fused ? " fused" : "");
+      auto build = [&] {
+        const Depthwise c{"", 3, 4, 14, 14, 3, {1}, {1}, {pad}};
+        Tensor x = near_one_tensor(DType::Float32, {c.n, c.c, c.h, c.w}, 90);
+        Tensor w = near_one_tensor(DType::Float32, {c.c, 1, c.k, c.k}, 91);
+        const int64_t o = c.h - 2 + 2 * pad;
+        Tensor g = near_one_tensor(DType::Float32, {c.n, c.c, o, o}, 92);
+        const FusedScope products(fused);
+        return (x.conv2d(w, std::nullopt, c.c, c.stride, c.dilation, c.padding) * g).sum().gradient({w})[0];
+      };
+      if (!fused) check_path(what, build, gathered, kGathered);
+      else check_path_on(what, build, gathered, kGathered, {"avx2", "avx512"});
+    }
+}
+
+// A batch of dot products (one row and one column: batchnorm's sum of squares) is not a vector
+// product: left to the fold.
+TEST(CpuVectorProduct, DotProductsStayWithTheFold) {
+  const int64_t before = runs();
+  check("rows of x times rows of y", [] {
+    Tensor x = near_one_tensor(DType::Float32, {64, 100}, 100);
+    Tensor y = near_one_tensor(DType::Float32, {64, 100}, 101);
+    return (x * y).sum({1});
+  });
+  EXPECT_EQ(runs(), before) << "a batch of dot products took the vector path";
 }
 
 }  // namespace
