@@ -120,6 +120,10 @@ bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* pl
   // first: a matmul over it is far faster than folding the whole expression per output.
   for (const NodePtr& s : mul.src) {
     if (s->realized) continue;
+    // Not for a vector: its kernel reads each operand once, as the generic fold's fused
+    // program computes it; written out, it is a pass and a buffer more (batchnorm's sums of
+    // the output gradient times x-hat over the batch and the image, CpuRecompute).
+    if (form == ProductForm::Vector) return false;
     OpKind k = op_info(s->op).kind;
     if (k == OpKind::Reduce || k == OpKind::Movement || k == OpKind::Source) return false;
     run_elementwise(*s);

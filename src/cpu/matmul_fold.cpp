@@ -15,6 +15,7 @@
 #include "cpu/epilogue.h"
 #include "cpu/fold_segs.h"
 #include "cpu/gemm.h"
+#include "cpu/gemm_fused.h"
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/threads.h"
@@ -32,6 +33,9 @@ std::atomic<int64_t> g_fold_runs{0}, g_planned_runs{0};
 // whose slabs share one tile.
 struct FoldPlan {
   std::vector<int64_t> row_ext, row_ostr, col_ext, col_ostr;  // unit axes: extent, output stride
+  // The product's batch axes (a depthwise conv2d's channels), every one a unit axis: each unit
+  // lies in one batch, whose tile is computed on its own.
+  std::vector<int64_t> batch_ext, batch_ostr;
   int64_t Mi = 1, Ni = 1, row_units = 1, col_units = 1, gr = 1, gc = 1;
   FoldSegs terms;                   // a unit's outputs' terms, as offsets into its slab
   bool cols_fastest = true;         // tile layout: [row][column] (else [column][row])
@@ -47,7 +51,7 @@ struct FoldPlan {
 bool unit_axes(const Shape& s2, int nb, const std::vector<int64_t>& bstr, const Shape& out_shape,
                const Shape& mm_shape, const MatmulPlan& plan, FoldPlan* f, std::vector<int64_t>* unit_dims) {
   const Shape cstr = contiguous_strides(mm_shape), ostr = contiguous_strides(out_shape);
-  std::vector<std::pair<int64_t, int64_t>> rows, cols;  // (product axis, output stride)
+  std::vector<std::pair<int64_t, int64_t>> rows, cols, batches;  // (product axis, output stride)
   for (int a = 0; a < nb; ++a) {
     if (s2[a] == 1) continue;
     int64_t d = -1;
@@ -57,6 +61,7 @@ bool unit_axes(const Shape& s2, int nb, const std::vector<int64_t>& bstr, const 
     const auto in = [d](const std::vector<int64_t>& v) { return std::find(v.begin(), v.end(), d) != v.end(); };
     if (in(plan.split.rows)) rows.push_back({d, ostr[a]});
     else if (in(plan.split.cols)) cols.push_back({d, ostr[a]});
+    else if (in(plan.split.batch)) batches.push_back({d, ostr[a]});
     else return false;
     unit_dims->push_back(d);
   }
@@ -74,7 +79,10 @@ bool unit_axes(const Shape& s2, int nb, const std::vector<int64_t>& bstr, const 
     }
     return true;
   };
-  if (!prefix(rows, plan.split.rows, &f->row_ext, &f->row_ostr, &f->row_units) ||
+  int64_t batch_units = 1;  // every batch axis a unit axis, in the plan's order (its batch offsets')
+  if (batches.size() != plan.split.batch.size() ||
+      !prefix(batches, plan.split.batch, &f->batch_ext, &f->batch_ostr, &batch_units) ||
+      !prefix(rows, plan.split.rows, &f->row_ext, &f->row_ostr, &f->row_units) ||
       !prefix(cols, plan.split.cols, &f->col_ext, &f->col_ostr, &f->col_units))
     return false;
   f->Mi = plan.split.M / f->row_units;
@@ -137,6 +145,34 @@ bool fold_terms(const Shape& s2, int nb, const ShapeTracker& inner, const std::v
   return true;
 }
 
+// mm as a product with no sum (k of one): a MUL, or a REDUCE_MULACC over no axes (a depthwise
+// conv2d's input gradient: output channels are input channels, so the window tensor is a product
+// of the output gradient and the weights with nothing summed). The tiles compute fma(a, b, +0),
+// exactly the REDUCE_MULACC's element, or +0 + round(a * b), the MUL's element except that a -0
+// becomes +0 where the mode is not rounding down. The sum reading it (`out`) cannot tell those
+// apart when it rounds in the same mode: its running value starts at +0 and can only become -0
+// by rounding down (fold_segs.h), and x + -0 = x + +0 for every other x.
+bool plan_outer_product(Node& mm, const Node& out, MatmulPlan* plan) {
+  const bool fused = mm.op == Op::REDUCE_MULACC && mm.arg.ints.empty();
+  if ((mm.op != Op::MUL || mm.rnd != out.rnd) && !fused) return false;
+  if (mm.dtype != DType::Float32 && mm.dtype != DType::Float64) return false;
+  if (fused && !fused_native_fma()) return false;
+  for (const NodePtr& s : mm.src) {
+    if (s->dtype != mm.dtype) return false;
+    if (s->realized) continue;
+    const OpKind k = op_info(s->op).kind;
+    if (k == OpKind::Reduce || k == OpKind::Movement || k == OpKind::Source) return false;
+    run_elementwise(*s);
+    s->realized = true;
+  }
+  const Node& x = *mm.src[0];
+  const Node& y = *mm.src[1];
+  if (!plan_matmul(*x.buffer, x.view.expand(mm.shape), *y.buffer, y.view.expand(mm.shape), {}, mm.shape, plan))
+    return false;
+  plan->fused = fused;
+  return plan->split.M >= 2 && plan->split.N >= 2;
+}
+
 }  // namespace
 
 bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain,
@@ -151,7 +187,8 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
   const std::vector<int64_t>& kaxes = out.arg.ints;
   if (nb == 0 || kaxes.empty() || kaxes.front() < nb || numel(out.shape) == 0) return false;
   MatmulPlan plan;
-  if (!plan_matmul_node(mm, mm_chain, &plan) || plan.split.NB != 1) return false;
+  if (!plan_matmul_node(mm, mm_chain, &plan) && !(mm_chain.empty() && plan_outer_product(mm, out, &plan)))
+    return false;
   FoldPlan f;
   SlabIndex slab{mm.shape, contiguous_strides(mm.shape), {}, {}, {}};
   if (!unit_axes(v.shape(), nb, bstr, out.shape, mm.shape, plan, &f, &slab.unit_dims)) return false;
@@ -169,9 +206,10 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
 
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   const int64_t tasks_r = (f.row_units + f.gr - 1) / f.gr, tasks_c = (f.col_units + f.gc - 1) / f.gc;
+  const int64_t per_batch = tasks_r * tasks_c;
   const DType d = out.dtype;
-  parallel_for(tasks_r * tasks_c, [&](int64_t task) {
-    const int64_t tr = task / tasks_c, tc = task % tasks_c;
+  parallel_for(plan.split.NB * per_batch, [&](int64_t task) {
+    const int64_t b = task / per_batch, tr = task % per_batch / tasks_c, tc = task % tasks_c;
     const int64_t h1 = std::min(f.gr, f.row_units - tr * f.gr), g1 = std::min(f.gc, f.col_units - tc * f.gc);
     const int64_t i0 = tr * f.gr * f.Mi, j0 = tc * f.gc * f.Ni, m = h1 * f.Mi, n = g1 * f.Ni;
     // The tile's rows and columns: the plan's, at their place in the tile.
@@ -198,7 +236,7 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
                t ? plan.kB.data() : plan.kA.data(), t ? plan.kA.data() : plan.kB.data(),
                t ? plan.colB.data() + j0 : plan.rowA.data() + i0, t ? plan.rowA.data() + i0 : plan.colB.data() + j0,
                t ? colT.data() : rowT.data(), t ? rowT.data() : colT.data(),
-               t ? plan.batchB.data() : plan.batchA.data(), t ? plan.batchA.data() : plan.batchB.data(), &zero,
+               (t ? plan.batchB.data() : plan.batchA.data()) + b, (t ? plan.batchA.data() : plan.batchB.data()) + b, &zero,
                0, 1, 0, false};
     g.fused = plan.fused;  // a REDUCE_MULACC's product (plan_fused_node): the FMA tiles
     g.tasks_m = (g.M + kGemmMC - 1) / kGemmMC;
@@ -213,10 +251,13 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     if (mm.rnd != out.rnd) set_hw_round(out.rnd);
     thread_local std::vector<int64_t> starts;  // each unit's outputs: a run at its place
     starts.clear();
+    int64_t ob = 0;  // batch b's place in the output: its coordinates along the batch unit axes
+    for (int64_t a = static_cast<int64_t>(f.batch_ext.size()), ub = b; a-- > 0; ub /= f.batch_ext[a])
+      ob += (ub % f.batch_ext[a]) * f.batch_ostr[a];
     for (int64_t h = 0; h < h1; ++h)
       for (int64_t gi = 0; gi < g1; ++gi) {
         // The unit's place in the output: its coordinates along the row and column unit axes.
-        int64_t o = 0, ur = tr * f.gr + h, uc = tc * f.gc + gi;
+        int64_t o = ob, ur = tr * f.gr + h, uc = tc * f.gc + gi;
         for (size_t a = f.row_ext.size(); a-- > 0; ur /= f.row_ext[a]) o += (ur % f.row_ext[a]) * f.row_ostr[a];
         for (size_t a = f.col_ext.size(); a-- > 0; uc /= f.col_ext[a]) o += (uc % f.col_ext[a]) * f.col_ostr[a];
         if (fold_segs_vec(d, f.terms, static_cast<const uint8_t*>(tile) + f.shift(h, gi) * sz, buf->bytes() + o * sz) !=

@@ -204,10 +204,14 @@ void run_reduction(Node& n, const MatmulChains& mc, Profiler& prof) {
       prof.timed(&n, "reduce", [&] { run_reduce(n); return true; });
     return;
   }
-  if (prof.timed(&n, "matmul", [&] { return try_matmul(n, chain->second); }) ||
-      prof.timed(&n, "vector", [&] { return try_vector_product(n, chain->second); }))
-    return;
   Node* mul = chain->second.back()->src[0].get();
+  // A sum of a product with nothing summed (a depthwise conv2d's input gradient: the window
+  // tensor, output gradient times weights) folded tile by tile, as a matmul's result is.
+  static const std::vector<Node*> none;
+  if (prof.timed(&n, "matmul", [&] { return try_matmul(n, chain->second); }) ||
+      prof.timed(&n, "vector", [&] { return try_vector_product(n, chain->second); }) ||
+      prof.timed(&n, "mul+fold", [&] { return try_matmul_fold(n, chain->second, *mul, none); }))
+    return;
   prof.timed(mul, "elementwise", [&] { run_elementwise(*mul); return true; });
   mul->realized = true;
   for (size_t i = chain->second.size(); i-- > 0;) {

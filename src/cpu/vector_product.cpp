@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 #include "cpu/gemm_fused.h"
 #include "cpu/matmul_plan.h"
@@ -51,6 +52,13 @@ std::vector<RowRun> row_runs(std::span<const int64_t> rowA, std::span<const int6
   return runs;
 }
 
+// w[k] = B[kB[k]]: typed (a memcpy of a size known only at run time was a libc call per
+// element: 7% of a depthwise conv2d's weight gradient, whose k is 28,800).
+template <class T>
+void gather_column(const T* B, std::span<const int64_t> kB, T* w) {
+  for (size_t k = 0; k < kB.size(); ++k) w[k] = B[kB[k]];
+}
+
 }  // namespace
 
 bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
@@ -76,9 +84,9 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
     const int64_t b = task / per_batch, r0 = task % per_batch * kRowsPerTask, r1 = std::min(M, r0 + kRowsPerTask);
     thread_local std::vector<uint64_t> w;  // batch b's column of B, contiguous
     w.resize(static_cast<size_t>(K));
-    const uint8_t* B = static_cast<const uint8_t*>(plan.y.data);
-    for (int64_t k = 0; k < K; ++k)
-      std::memcpy(reinterpret_cast<uint8_t*>(w.data()) + k * sz, B + (plan.batchB[b] + plan.colB[0] + plan.kB[k]) * sz, sz);
+    const int64_t b0 = plan.batchB[b] + plan.colB[0];
+    if (sz == 4) gather_column(static_cast<const uint32_t*>(plan.y.data) + b0, plan.kB, reinterpret_cast<uint32_t*>(w.data()));
+    else gather_column(static_cast<const uint64_t*>(plan.y.data) + b0, plan.kB, w.data());
     if (scattered) {
       VectorRows v{plan.x.data, plan.batchA[b], plan.rowA.data() + r0, plan.kA.data(), static_cast<int>(K),
                    w.data(), static_cast<int>(r1 - r0), buf->bytes() + (plan.batchC[b] + plan.colC[0]) * static_cast<int64_t>(sz),

@@ -5,7 +5,8 @@
 // gemm_fused.h's software steps take it): padding, stride 2 (gathered rows), dilation, float64,
 // special values, each rounding mode, rows reversed (a negative step), the vector on either side
 // of the product, runs that end at the last element of the buffer (a gathered last vector), rows
-// in short runs gathered a vector of rows at a time (depthwise conv2d's weight gradient).
+// in short runs gathered a vector of rows at a time (depthwise conv2d's weight gradient); and the
+// depthwise input gradient's window tensor, a product with nothing summed, folded tile by tile.
 #include <gtest/gtest.h>
 
 #include "harness.h"
@@ -137,6 +138,34 @@ TEST(CpuVectorProduct, DepthwiseWeightGradient) {
       if (!fused) check_path(what, build, gathered, kGathered);
       else check_path_on(what, build, gathered, kGathered, {"avx2", "avx512"});
     }
+}
+
+int64_t folds() { return cpu::matmul_fold_runs(); }
+const char* const kFold = "fold the window tensor's product tile by tile";
+
+// The input gradient of a depthwise conv2d: the window tensor is the output gradient times the
+// weights with nothing summed (a MUL, or a REDUCE_MULACC over no axes), folded onto the image
+// tile by tile (matmul_fold.cpp, plan_outer_product) with the channels as batch units. Its
+// elements there are +0 + round(g * w) or fma(g, w, +0): special values (signed zeros among
+// them) in every rounding mode show that the fold cannot tell them from the MUL's.
+TEST(CpuVectorProduct, DepthwiseInputGradient) {
+  for (bool fused : {false, true})
+    for (const Depthwise& c : {depthwise_cases()[0], depthwise_cases()[1], depthwise_cases()[2], depthwise_cases()[3]})
+      for (Round r : {Round::NearestEven, Round::TowardZero, Round::Down, Round::Up}) {
+        const std::string what = std::string("input gradient, ") + c.name + ", rounding " +
+                                 std::to_string(static_cast<int>(r)) + (fused ? " fused" : "");
+        auto build = [&] {
+          Tensor x = near_one_tensor(DType::Float32, {c.n, c.c, c.h, c.w}, 110);
+          Tensor w = near_one_tensor(DType::Float32, {c.c, 1, c.k, c.k}, 111, true);
+          const FusedScope products(fused);
+          const RoundingScope scope(r);
+          Tensor y = x.conv2d(w, std::nullopt, c.c, c.stride, c.dilation, c.padding);
+          Tensor g = near_one_tensor(DType::Float32, y.shape(), 112, true);
+          return (y * g).sum().gradient({x})[0];
+        };
+        if (!fused) check_path(what, build, folds, kFold);
+        else check_path_on(what, build, folds, kFold, {"avx2", "avx512"});
+      }
 }
 
 // A batch of dot products (one row and one column: batchnorm's sum of squares) is not a vector
