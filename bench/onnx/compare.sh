@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Maroon against ONNX Runtime (onnxruntime-node 1.20.1, CPU) on three models exported from
+# Maroon against ONNX Runtime (onnxruntime-node 1.20.1, CPU) on four models exported from
 # Debian's PyTorch 1.13 (bench/onnx/export_models.py: a small CNN, a ResNet-style network, a
-# transformer encoder): median ms per batch on 1 and 2 threads, the two runtimes run alternately,
-# ROUNDS times over; then per model and thread count the throughput ratio Maroon / ONNX Runtime
-# (ORT's ms over Maroon's: 1.0 is parity, the issue's goal is 0.8), by wall time and by process
+# transformer encoder, a MobileNetV2-style network of depthwise convs): median ms per batch on 1
+# and 2 threads, the two runtimes run alternately, ROUNDS times over; then per model and thread
+# count the throughput ratio Maroon / ONNX Runtime (ORT's ms over Maroon's: 1.0 is parity, the
+# issue's goal is 0.8), by wall time and by process
 # CPU time (on a machine shared with other work the CPU time is the fairer figure: a long run is
 # preempted more often than a short one; it is each runtime's mean over the runs, its workers'
 # spinning included, read once they have blocked), whether Maroon's outputs are
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/../.."
 batch=${1:-32} reps=${2:-10} rounds=${3:-2}
 shift $(($# < 3 ? $# : 3))
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(cnn resnet transformer)
+[ ${#models[@]} -gt 0 ] || models=(cnn resnet transformer mobilenet)
 out=build/onnx-bench
 ort=${MAROON_ORT_DIR:-build/ort}
 bench=${MAROON_ONNX_BENCH:-build/bench/onnx/maroon-bench-onnx}

@@ -1,4 +1,4 @@
-"""Exports the three models of the ONNX speed benchmark from Debian's PyTorch 1.13
+"""Exports the models of the ONNX speed benchmark from Debian's PyTorch 1.13
 (torch.onnx.export, opset 13, a dynamic batch), with weights and inputs from fixed seeds so every
 run writes the same files:
   cnn.onnx          two conv-BN-ReLU-maxpool blocks, a linear layer, LogSoftmax (3x32x32 in)
@@ -6,6 +6,9 @@ run writes the same files:
                     stride-2 1x1 projection), global average pooling, a linear layer (3x32x32 in)
   transformer.onnx  a transformer encoder: two nn.TransformerEncoderLayer (d_model 64, 4 heads,
                     feed-forward 256, GELU, batch_first), a linear head (sequence 64 of 64 features)
+  mobilenet.onnx    a MobileNetV2-style network: a conv stem, five inverted residual blocks
+                    (depthwise 3x3 convs, two of stride 2, ReLU6), global average pooling, a
+                    linear layer (3x32x32 in)
 and NAME.npy, a batch of inputs for each.
 usage: /usr/bin/python3 bench/onnx/export_models.py OUT_DIR [BATCH] [MODEL...]"""
 import os
@@ -65,10 +68,38 @@ class Encoder(nn.Module):
         return self.head(self.enc(x))
 
 
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: a 1x1 expansion, a 3x3 depthwise conv (groups = channels), a 1x1
+    projection, each with batchnorm (folded into the conv by the export), ReLU6 between them."""
+
+    def __init__(self, cin, cout, stride, expand):
+        super().__init__()
+        hidden = cin * expand
+        layers = []
+        if expand != 1:
+            layers += [nn.Conv2d(cin, hidden, 1, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6()]
+        layers += [nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False), nn.BatchNorm2d(hidden),
+                   nn.ReLU6(), nn.Conv2d(hidden, cout, 1, bias=False), nn.BatchNorm2d(cout)]
+        self.conv = nn.Sequential(*layers)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x):
+        return x + self.conv(x) if self.residual else self.conv(x)
+
+
+def mobilenet():
+    return nn.Sequential(
+        nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU6(),
+        InvertedResidual(16, 16, 1, 1), InvertedResidual(16, 24, 2, 4), InvertedResidual(24, 24, 1, 4),
+        InvertedResidual(24, 32, 2, 4), InvertedResidual(32, 32, 1, 4),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+
+
 MODELS = {  # name -> (constructor, input shape without the batch)
     "cnn": (cnn, (3, 32, 32)),
     "resnet": (resnet, (3, 32, 32)),
     "transformer": (Encoder, (64, 64)),
+    "mobilenet": (mobilenet, (3, 32, 32)),
 }
 
 
