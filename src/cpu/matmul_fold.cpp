@@ -19,6 +19,7 @@
 #include "cpu/kernel.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/threads.h"
+#include "cpu/vector_product.h"
 #include "ref/executor.h"
 
 namespace maroon::cpu {
@@ -173,6 +174,34 @@ bool plan_outer_product(Node& mm, const Node& out, MatmulPlan* plan) {
   return plan->split.M >= 2 && plan->split.N >= 2;
 }
 
+template <class T>
+void gather_elements(const T* base, const int64_t* off, int64_t n, T* v) {
+  for (int64_t i = 0; i < n; ++i) v[i] = base[off[i]];
+}
+
+// Rows i0.. (m) by columns j0.. (n) of batch b of a product with k of one (plan_outer_product)
+// into the tile ([row][column] at ld, or [column][row]): each tile row is one element of one
+// factor times the other's elements along the tile's fast axis (outer_row), the element that the
+// packed kernels' single step computes (+0 + round(a * b), or fma(a, b, +0)). The packed kernels
+// packed both factors and ran their edge tiles for it: a third of the depthwise input gradient.
+void outer_tile(DType d, const MatmulPlan& p, int64_t b, int64_t i0, int64_t m, int64_t j0, int64_t n,
+                bool cols_fastest, int64_t ld, uint8_t* tile) {
+  const size_t sz = itemsize(d);
+  const uint8_t* A = static_cast<const uint8_t*>(p.x.data) + (p.batchA[b] + p.kA[0]) * static_cast<int64_t>(sz);
+  const uint8_t* B = static_cast<const uint8_t*>(p.y.data) + (p.batchB[b] + p.kB[0]) * static_cast<int64_t>(sz);
+  const uint8_t* fast = cols_fastest ? B : A;  // the factor along a tile row, gathered once
+  const uint8_t* slow = cols_fastest ? A : B;
+  const int64_t* foff = cols_fastest ? p.colB.data() + j0 : p.rowA.data() + i0;
+  const int64_t* soff = cols_fastest ? p.rowA.data() + i0 : p.colB.data() + j0;
+  const int64_t nf = cols_fastest ? n : m, ns = cols_fastest ? m : n;
+  thread_local std::vector<uint64_t> v;
+  v.resize(static_cast<size_t>(nf));
+  if (sz == 4) gather_elements(reinterpret_cast<const uint32_t*>(fast), foff, nf, reinterpret_cast<uint32_t*>(v.data()));
+  else gather_elements(reinterpret_cast<const uint64_t*>(fast), foff, nf, v.data());
+  for (int64_t r = 0; r < ns; ++r)
+    outer_row(d, p.fused, slow + soff[r] * static_cast<int64_t>(sz), v.data(), nf, tile + r * ld * static_cast<int64_t>(sz));
+}
+
 }  // namespace
 
 bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const std::vector<Node*>& mm_chain,
@@ -228,26 +257,30 @@ bool try_matmul_fold(Node& out, const std::vector<Node*>& chain, Node& mm, const
     std::memset(mem + kFoldSlackBytes + tile_bytes, 0, kFoldSlackBytes);
     void* const tile = mem + kFoldSlackBytes;
     static const int64_t zero = 0;
-    // Rows adjacent in the tile are computed as the product's columns (y times x: the same
-    // products summed in the same order), so the kernel writes whole tile rows in place.
-    const bool t = !f.cols_fastest;
-    GemmArgs g{t ? plan.y.data : plan.x.data, t ? plan.x.data : plan.y.data, tile,
-               t ? n : m, t ? m : n, plan.split.K,
-               t ? plan.kB.data() : plan.kA.data(), t ? plan.kA.data() : plan.kB.data(),
-               t ? plan.colB.data() + j0 : plan.rowA.data() + i0, t ? plan.rowA.data() + i0 : plan.colB.data() + j0,
-               t ? colT.data() : rowT.data(), t ? rowT.data() : colT.data(),
-               (t ? plan.batchB.data() : plan.batchA.data()) + b, (t ? plan.batchA.data() : plan.batchB.data()) + b, &zero,
-               0, 1, 0, false};
-    g.fused = plan.fused;  // a REDUCE_MULACC's product (plan_fused_node): the FMA tiles
-    g.tasks_m = (g.M + kGemmMC - 1) / kGemmMC;
-    g.span = g.N;
-    int64_t mr, nr;
-    gemm_panel_sizes(d, g.M, g.N, &mr, &nr);
-    const int64_t panels = (g.N + nr - 1) / nr;
-    void* const bpack = scratch(&bpack_mem, &bpack_cap, static_cast<size_t>(panels * nr * g.K) * sz);
     if (mm.rnd != Round::NearestEven) set_hw_round(mm.rnd);
-    gemm_pack_b(d, g, 0, bpack, 0, panels);
-    for (int64_t k = 0; k < g.tasks_m; ++k) gemm_task(d, g, bpack, k);
+    if (plan.split.K == 1) {
+      outer_tile(d, plan, b, i0, m, j0, n, f.cols_fastest, f.ld, static_cast<uint8_t*>(tile));
+    } else {
+      // Rows adjacent in the tile are computed as the product's columns (y times x: the same
+      // products summed in the same order), so the kernel writes whole tile rows in place.
+      const bool t = !f.cols_fastest;
+      GemmArgs g{t ? plan.y.data : plan.x.data, t ? plan.x.data : plan.y.data, tile,
+                 t ? n : m, t ? m : n, plan.split.K,
+                 t ? plan.kB.data() : plan.kA.data(), t ? plan.kA.data() : plan.kB.data(),
+                 t ? plan.colB.data() + j0 : plan.rowA.data() + i0, t ? plan.rowA.data() + i0 : plan.colB.data() + j0,
+                 t ? colT.data() : rowT.data(), t ? rowT.data() : colT.data(),
+                 (t ? plan.batchB.data() : plan.batchA.data()) + b, (t ? plan.batchA.data() : plan.batchB.data()) + b,
+                 &zero, 0, 1, 0, false};
+      g.fused = plan.fused;  // a REDUCE_MULACC's product (plan_fused_node): the FMA tiles
+      g.tasks_m = (g.M + kGemmMC - 1) / kGemmMC;
+      g.span = g.N;
+      int64_t mr, nr;
+      gemm_panel_sizes(d, g.M, g.N, &mr, &nr);
+      const int64_t panels = (g.N + nr - 1) / nr;
+      void* const bpack = scratch(&bpack_mem, &bpack_cap, static_cast<size_t>(panels * nr * g.K) * sz);
+      gemm_pack_b(d, g, 0, bpack, 0, panels);
+      for (int64_t k = 0; k < g.tasks_m; ++k) gemm_task(d, g, bpack, k);
+    }
     if (mm.rnd != out.rnd) set_hw_round(out.rnd);
     thread_local std::vector<int64_t> starts;  // each unit's outputs: a run at its place
     starts.clear();

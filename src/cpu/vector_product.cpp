@@ -75,7 +75,9 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
     const auto [lo, hi] = std::minmax_element(plan.rowA.begin(), plan.rowA.end());
     if (*hi - *lo >= (int64_t{1} << 31)) return false;  // the gather's 32-bit indices
   }
-  const auto [kmin, kmax] = std::minmax_element(plan.kA.begin(), plan.kA.end());
+  // Plain values: clang 14 (the CI's sanitizer builds) cannot capture a structured binding.
+  const int64_t kmin = *std::min_element(plan.kA.begin(), plan.kA.end());
+  const int64_t kmax = *std::max_element(plan.kA.begin(), plan.kA.end());
   const DType d = out.dtype;
   const size_t sz = itemsize(d);
   auto buf = std::make_shared<Buffer>(d, numel(out.shape));
@@ -88,7 +90,8 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
     if (sz == 4) gather_column(static_cast<const uint32_t*>(plan.y.data) + b0, plan.kB, reinterpret_cast<uint32_t*>(w.data()));
     else gather_column(static_cast<const uint64_t*>(plan.y.data) + b0, plan.kB, w.data());
     if (scattered) {
-      VectorRows v{plan.x.data, plan.batchA[b], plan.rowA.data() + r0, plan.kA.data(), static_cast<int>(K),
+      VectorRows v{plan.x.data, plan.batchA[b], plan.x.count, plan.rowA.data() + r0, plan.kA.data(), kmin, kmax,
+                   static_cast<int>(K),
                    w.data(), static_cast<int>(r1 - r0), buf->bytes() + (plan.batchC[b] + plan.colC[0]) * static_cast<int64_t>(sz),
                    plan.rowC.data() + r0};
       vector_rows(d, fused, v);
@@ -99,7 +102,7 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
     for (--it; it != runs.end() && it->first < r1; ++it) {
       const int64_t i0 = std::max(r0, it->first), i1 = std::min(r1, it->first + it->length);
       VectorRun v{plan.x.data, plan.batchA[b] + plan.rowA[i0], it->step, plan.x.count, plan.kA.data(),
-                  *kmin, *kmax, static_cast<int>(K), w.data(), static_cast<int>(i1 - i0),
+                  kmin, kmax, static_cast<int>(K), w.data(), static_cast<int>(i1 - i0),
                   buf->bytes() + (plan.batchC[b] + plan.colC[0] + plan.rowC[i0]) * static_cast<int64_t>(sz)};
       vector_run(d, fused, v);
     }

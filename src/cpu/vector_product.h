@@ -42,11 +42,13 @@ struct VectorRun {
 void vector_run(DType d, bool fused, const VectorRun& r);
 
 // n outputs at any offsets: C[rowC[t]] = fold over k < K of A[a0 + rowA[t] + kA[k]] * w[k], for
-// t < n. |rowA[t] - rowA[t']| < 2^31.
+// t < n. |rowA[t] - rowA[t']| < 2^31. A holds acount elements, kmin and kmax bound kA (as for
+// VectorRun).
 struct VectorRows {
   const void* A;
-  int64_t a0;
+  int64_t a0, acount;
   const int64_t *rowA, *kA;
+  int64_t kmin, kmax;
   int K;
   const void* w;
   int n;
@@ -54,5 +56,10 @@ struct VectorRows {
   const int64_t* rowC;
 };
 void vector_rows(DType d, bool fused, const VectorRows& r);
+
+// A row of a product with k of one (matmul_fold.cpp's outer-product tiles): out[t] = +0 + round(s *
+// v[t]) or, fused, fma(s, v[t], +0), for t < n, in the caller's hardware rounding mode; NaNs as
+// the hardware leaves them (the fold that reads them makes them canonical).
+void outer_row(DType d, bool fused, const void* s, const void* v, int64_t n, void* out);
 
 }  // namespace maroon::cpu

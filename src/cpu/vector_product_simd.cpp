@@ -101,9 +101,28 @@ void Run(const VectorRun& r) {
   }
 }
 
+// Up to kMaxBlendRuns runs of adjacent rows in one vector (a channel's 3x3 window positions:
+// rows in three runs of three): each run's lanes loaded whole from where its first row's element
+// is, less its first lane, and blended in.
+constexpr int kMaxBlendRuns = 4;
+
+template <bool kFma, class D, class T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> FoldBlended(D d, const T* a, const int64_t* kA, const T* w, int K, const int64_t* off,
+                                  const hn::Mask<D>* in_run, int runs) {
+  auto acc = hn::Zero(d);
+  for (int k = 0; k < K; ++k) {
+    const T* p = a + kA[k];
+    auto v = hn::LoadU(d, p + off[0]);
+    for (int q = 1; q < runs; ++q) v = hn::IfThenElse(in_run[q], hn::LoadU(d, p + off[q]), v);
+    acc = Step<kFma>(d, acc, v, w[k]);
+  }
+  return Canonical(d, acc);
+}
+
 // Rows at any offsets (a depthwise conv2d's weight gradient: a channel's window positions, each
-// summed over the batch and the image): L rows a vector, each lane's elements gathered, each
-// output stored where rowC puts it.
+// summed over the batch and the image): L rows a vector; rows in a few runs of adjacent ones
+// blended from whole loads where those stay in the buffer, else each lane's elements gathered;
+// each output stored where rowC puts it.
 template <class T, bool kFma>
 void Rows(const VectorRows& r) {
   const hn::ScalableTag<T> d;
@@ -116,14 +135,66 @@ void Rows(const VectorRows& r) {
   T* C = static_cast<T*>(r.C);
   for (int t = 0; t < r.n; t += L) {
     const int m = std::min(L, r.n - t);
-    HWY_ALIGN TI off[kMax] = {};  // lanes past m read lane 0's elements
-    for (int j = 0; j < m; ++j) off[j] = static_cast<TI>(r.rowA[t + j] - r.rowA[t]);
-    const auto acc = Fold<kFma, Load::Partial>(d, di, A + r.a0 + r.rowA[t], r.kA, w, r.K, hn::Load(di, off));
+    const int64_t first = r.a0 + r.rowA[t];
+    hn::Vec<decltype(d)> acc;
+    // The vector's runs: lanes [lane[q], lane[q + 1]) are adjacent rows; a whole load for run q
+    // starts at off[q] from the first row's element, so that lane lane[q] reads its first row's.
+    int runs = 0, lane[kMaxBlendRuns + 1];
+    int64_t off[kMaxBlendRuns];
+    for (int j = 0; j < m && runs <= kMaxBlendRuns; ++j)
+      if (j == 0 || r.rowA[t + j] != r.rowA[t + j - 1] + 1) {
+        if (runs < kMaxBlendRuns) lane[runs] = j, off[runs] = r.rowA[t + j] - r.rowA[t] - j;
+        ++runs;
+      }
+    bool blend = HWY_TARGET != HWY_SCALAR && runs <= kMaxBlendRuns;
+    if (blend) {
+      const auto [lo, hi] = std::minmax_element(off, off + runs);
+      blend = first + r.kmin + *lo >= 0 && first + r.kmax + *hi + L - 1 < r.acount;
+    }
+    if (blend) {
+      lane[runs] = m;
+      hn::Mask<decltype(d)> in_run[kMaxBlendRuns];
+      for (int q = 1; q < runs; ++q)
+        in_run[q] = hn::RebindMask(d, hn::And(hn::Not(hn::FirstN(di, static_cast<size_t>(lane[q]))),
+                                              hn::FirstN(di, static_cast<size_t>(lane[q + 1]))));
+      acc = FoldBlended<kFma>(d, A + first, r.kA, w, r.K, off, in_run, runs);
+    } else {
+      HWY_ALIGN TI idx[kMax] = {};  // lanes past m read lane 0's elements
+      for (int j = 0; j < m; ++j) idx[j] = static_cast<TI>(r.rowA[t + j] - r.rowA[t]);
+      acc = Fold<kFma, Load::Partial>(d, di, A + first, r.kA, w, r.K, hn::Load(di, idx));
+    }
     HWY_ALIGN T tmp[kMax];
     hn::Store(acc, d, tmp);
     for (int j = 0; j < m; ++j) C[r.rowC[t + j]] = tmp[j];
   }
 }
+
+template <class T, bool kFma>
+void OuterRowT(T s, const T* HWY_RESTRICT v, int64_t n, T* HWY_RESTRICT out) {
+  const hn::ScalableTag<T> d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  int64_t t = 0;
+  for (; t + L <= n; t += L) hn::StoreU(Step<kFma>(d, hn::Zero(d), hn::LoadU(d, v + t), s), d, out + t);
+  if (t < n) {  // the last lanes through a vector on the stack (no read or write past n)
+    HWY_ALIGN T in[hn::MaxLanes(hn::ScalableTag<T>())] = {}, res[hn::MaxLanes(hn::ScalableTag<T>())];
+    std::memcpy(in, v + t, static_cast<size_t>(n - t) * sizeof(T));
+    hn::Store(Step<kFma>(d, hn::Zero(d), hn::Load(d, in), s), d, res);
+    std::memcpy(out + t, res, static_cast<size_t>(n - t) * sizeof(T));
+  }
+}
+
+template <class T>
+void OuterRow(bool fused, const void* s, const void* v, int64_t n, void* out) {
+  const T sv = *static_cast<const T*>(s);
+#if HWY_NATIVE_FMA
+  if (fused) return OuterRowT<T, true>(sv, static_cast<const T*>(v), n, static_cast<T*>(out));
+#else
+  if (fused) HWY_ABORT("outer_row: a fused product on a target without FMA");
+#endif
+  OuterRowT<T, false>(sv, static_cast<const T*>(v), n, static_cast<T*>(out));
+}
+void OuterRowF32(bool fused, const void* s, const void* v, int64_t n, void* out) { OuterRow<float>(fused, s, v, n, out); }
+void OuterRowF64(bool fused, const void* s, const void* v, int64_t n, void* out) { OuterRow<double>(fused, s, v, n, out); }
 
 void VectorRunF32(bool fused, const VectorRun& r) {
 #if HWY_NATIVE_FMA
@@ -173,6 +244,12 @@ HWY_EXPORT(VectorRunF64);
 void vector_run(DType d, bool fused, const VectorRun& r) {
   if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(VectorRunF32)(fused, r);
   else HWY_DYNAMIC_DISPATCH(VectorRunF64)(fused, r);
+}
+HWY_EXPORT(OuterRowF32);
+HWY_EXPORT(OuterRowF64);
+void outer_row(DType d, bool fused, const void* s, const void* v, int64_t n, void* out) {
+  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(OuterRowF32)(fused, s, v, n, out);
+  else HWY_DYNAMIC_DISPATCH(OuterRowF64)(fused, s, v, n, out);
 }
 HWY_EXPORT(VectorRowsF32);
 HWY_EXPORT(VectorRowsF64);
