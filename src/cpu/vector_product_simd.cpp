@@ -106,14 +106,17 @@ void Run(const VectorRun& r) {
 // is, less its first lane, and blended in.
 constexpr int kMaxBlendRuns = 4;
 
-template <bool kFma, class D, class T = hn::TFromD<D>>
+// (The runs' masks are separate arguments: SVE's masks are sizeless types, which no array holds.)
+template <bool kFma, class D, class M, class T = hn::TFromD<D>>
 HWY_INLINE hn::Vec<D> FoldBlended(D d, const T* a, const int64_t* kA, const T* w, int K, const int64_t* off,
-                                  const hn::Mask<D>* in_run, int runs) {
+                                  M in1, M in2, M in3, int runs) {
   auto acc = hn::Zero(d);
   for (int k = 0; k < K; ++k) {
     const T* p = a + kA[k];
     auto v = hn::LoadU(d, p + off[0]);
-    for (int q = 1; q < runs; ++q) v = hn::IfThenElse(in_run[q], hn::LoadU(d, p + off[q]), v);
+    if (runs > 1) v = hn::IfThenElse(in1, hn::LoadU(d, p + off[1]), v);
+    if (runs > 2) v = hn::IfThenElse(in2, hn::LoadU(d, p + off[2]), v);
+    if (runs > 3) v = hn::IfThenElse(in3, hn::LoadU(d, p + off[3]), v);
     acc = Step<kFma>(d, acc, v, w[k]);
   }
   return Canonical(d, acc);
@@ -153,11 +156,12 @@ void Rows(const VectorRows& r) {
     }
     if (blend) {
       lane[runs] = m;
-      hn::Mask<decltype(d)> in_run[kMaxBlendRuns];
-      for (int q = 1; q < runs; ++q)
-        in_run[q] = hn::RebindMask(d, hn::And(hn::Not(hn::FirstN(di, static_cast<size_t>(lane[q]))),
-                                              hn::FirstN(di, static_cast<size_t>(lane[q + 1]))));
-      acc = FoldBlended<kFma>(d, A + first, r.kA, w, r.K, off, in_run, runs);
+      for (int q = runs; q < kMaxBlendRuns; ++q) lane[q + 1] = m;  // unused runs: empty masks
+      auto in_run = [&](int q) {  // lanes [lane[q], lane[q + 1])
+        return hn::RebindMask(d, hn::AndNot(hn::FirstN(di, static_cast<size_t>(std::min(lane[q], m))),
+                                            hn::FirstN(di, static_cast<size_t>(lane[q + 1]))));
+      };
+      acc = FoldBlended<kFma>(d, A + first, r.kA, w, r.K, off, in_run(1), in_run(2), in_run(3), runs);
     } else {
       HWY_ALIGN TI idx[kMax] = {};  // lanes past m read lane 0's elements
       for (int j = 0; j < m; ++j) idx[j] = static_cast<TI>(r.rowA[t + j] - r.rowA[t]);
