@@ -385,6 +385,23 @@ TEST(CpuBackend, GatherEveryDtypeShapeClassAndIndexLayout) {
   std::printf("gather: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
+// Gathers whose rows run over several axes (rank 4) and are one element long (along the last
+// axis) or 300 (along the third): interpolate's, nearest and linear, and a gather along the
+// third axis; tasks of 16,384 rows start inside a row of coordinates, so the row copier's
+// running coordinates (gather.cpp) start from a division and carry across axes.
+TEST(CpuBackend, GatherRowsOverSeveralAxes) {
+  for (const char* mode : {"nearest", "linear"})
+    check(std::string("interpolate ") + mode, [&] {
+      return near_one_tensor(DType::Float32, {3, 5, 7, 11}, 40).interpolate({13, 300}, mode);
+    });
+  check("gather along axis 2 of (3,5,7,300)", [] {
+    Tensor x = near_one_tensor(DType::Float32, {3, 5, 7, 300}, 41);
+    std::vector<uint64_t> iv;
+    for (int64_t i = 0; i < 9; ++i) iv.push_back(static_cast<uint64_t>((i * 5 + 3) % 9 - 1) & 0xffffffffu);
+    return prim::gather(x, tensor_of_bits(iv, {1, 1, 9, 1}, DType::Int32), 2);
+  });
+}
+
 // binary32 CMPLT, CMPEQ, CMPNE and WHERE run a vector at a time (src/cpu/fastops.cpp): every pair
 // of NaN, signed zeros, infinities, a subnormal and ordinary values (NaN != NaN is true, NaN < x
 // and NaN == NaN false), over more than a tile, and WHERE choosing by each result.
