@@ -203,6 +203,7 @@ int64_t count_reduce_runs();  // how many sums it has computed in this process (
 bool try_view_fold(Node& out);
 int64_t view_fold_runs();  // how many sums it has computed in this process (for the harness)
 int64_t view_fold_gather_runs();  // of those, how many had at most one real term per output
+int64_t view_fold_prefix_runs();  // of those, how many folded each row as running prefixes (cumsum)
 // A sum (REDUCE ADD, float32 or float64) over trailing axes of at least 32 positions whose leaves
 // are affine views, each stepping by one stride along them (batchnorm's per-channel statistics):
 // evaluated a run of positions per output, outputs folded as interleaved chains

@@ -13,10 +13,15 @@
 // here each output's term offset is laid out once and each output computes T(0) + term, the
 // very add fold_segs does first from its +0 (so -0 becomes +0 except when rounding down, NaNs
 // canonical after), the same bits by construction.
+//
+// Where each output's real terms are the previous output's and one more (cumsum's windows, a
+// row's prefixes), each output is the previous one's sum plus its new term (prefix_terms): the
+// window sums' n^2 / 2 adds become n.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "cpu/fold_segs.h"
 #include "cpu/kernel.h"
@@ -28,6 +33,7 @@ namespace {
 
 std::atomic<int64_t> g_view_fold_runs{0};
 std::atomic<int64_t> g_view_fold_gather_runs{0};
+std::atomic<int64_t> g_view_fold_prefix_runs{0};
 
 // Each output's one real term (its offset from the unit's base), or -1 for none; false where
 // some output has two or an offset past int32 (then the segments fold it).
@@ -58,7 +64,8 @@ void gather_terms(const std::vector<int32_t>& at, const T* src, T* out) {
 
 // The terms of one unit's outputs: out's kept inner axes are the rows and columns of its P
 // outputs (row-major, as out is contiguous), the reduced axes its R terms in index order.
-bool unit_terms(const Shape& s, int nb, const ShapeTracker& inner, const std::vector<int64_t>& kaxes, FoldSegs* f) {
+bool unit_terms(const Shape& s, int nb, const ShapeTracker& inner, const std::vector<int64_t>& kaxes, FoldSegs* f,
+                std::vector<int64_t>* table) {
   std::vector<int64_t> kept, red;
   for (size_t a = nb; a < s.size(); ++a)
     (std::binary_search(kaxes.begin(), kaxes.end(), static_cast<int64_t>(a)) ? red : kept).push_back(a - nb);
@@ -68,13 +75,60 @@ bool unit_terms(const Shape& s, int nb, const ShapeTracker& inner, const std::ve
   // The layout costs an index() per term of one unit: small beside the units' folds.
   if (f->P * f->R > (int64_t{1} << 20) || f->P == 0 || f->R == 0) return false;
   std::vector<int64_t> c(s.size() - nb, 0);
+  table->assign(static_cast<size_t>(f->P * f->R), -1);
   f->build([&](int64_t n) {
     int64_t q = n / f->R, rr = n % f->R;
     for (size_t k = kept.size(); k-- > 0; q /= s[kept[k] + nb]) c[kept[k]] = q % s[kept[k] + nb];
     for (size_t k = red.size(); k-- > 0; rr /= s[red[k] + nb]) c[red[k]] = rr % s[red[k] + nb];
-    return inner.index(c.data());
+    return (*table)[static_cast<size_t>(n)] = inner.index(c.data());
   });
   return true;
+}
+
+// Whether, along each row of a unit's outputs, every output's real terms are the previous
+// output's and one more after them (cumsum's windows: tinygrad's cumsum sums a row's padded
+// windows, output j the terms 0..j), so that out[j] = out[j - 1] + that term: the fold of output
+// j from +0 adds the same terms in the same order, each rounded once, and padding is skipped
+// either way (fold_segs.h). Fills each output's new term (-1 for none: the output is the
+// previous one's sum) and, for a row's first output, (first) its terms, to fold from +0.
+// `table` holds term r of output p at p * R + r (-1 for padding).
+bool prefix_terms(const FoldSegs& f, const std::vector<int64_t>& table, std::vector<int64_t>* added,
+                  std::vector<std::vector<int64_t>>* first) {
+  if (f.width < 2 || f.R < 2) return false;
+  added->assign(static_cast<size_t>(f.P), -1);
+  first->assign(static_cast<size_t>(f.P / f.width), {});
+  std::vector<int64_t> prev, now;
+  for (int64_t p = 0; p < f.P; ++p) {
+    now.clear();
+    for (int64_t r = 0; r < f.R; ++r)
+      if (table[static_cast<size_t>(p * f.R + r)] >= 0) now.push_back(table[static_cast<size_t>(p * f.R + r)]);
+    if (p % f.width == 0) {
+      (*first)[static_cast<size_t>(p / f.width)] = now;
+    } else {
+      if (now.size() < prev.size() || now.size() > prev.size() + 1 || !std::equal(prev.begin(), prev.end(), now.begin()))
+        return false;
+      if (now.size() > prev.size()) (*added)[static_cast<size_t>(p)] = now.back();
+    }
+    prev.swap(now);
+  }
+  return true;
+}
+
+// A unit's outputs by prefix_terms' recurrence, in the hardware's rounding mode, NaNs canonical
+// as each output is stored (a running NaN stays one).
+template <class T>
+void prefix_fold(const FoldSegs& f, const std::vector<int64_t>& added, const std::vector<std::vector<int64_t>>& first,
+                 const T* src, T* out) {
+  for (int64_t q = 0; q < f.P / f.width; ++q) {
+    T acc = T(0);
+    for (int64_t t : first[static_cast<size_t>(q)]) acc += src[t];
+    const int64_t p0 = q * f.width;
+    out[p0] = std::isnan(acc) ? CanonicalNaN<T>() : acc;
+    for (int64_t x = 1; x < f.width; ++x) {
+      if (added[static_cast<size_t>(p0 + x)] >= 0) acc += src[added[static_cast<size_t>(p0 + x)]];
+      out[p0 + x] = std::isnan(acc) ? CanonicalNaN<T>() : acc;
+    }
+  }
 }
 
 }  // namespace
@@ -97,10 +151,14 @@ bool try_view_fold(Node& out) {
   // Worth a layout only over many units (LeafMap's table asks the same).
   if (nb == 0 || kaxes.front() < nb || units < 4) return false;
   FoldSegs f;
-  if (!unit_terms(s, nb, inner, kaxes, &f)) return false;
+  std::vector<int64_t> table;
+  if (!unit_terms(s, nb, inner, kaxes, &f, &table)) return false;
 
   std::vector<int32_t> at;
   const bool gather = single_terms(f, &at);
+  std::vector<int64_t> added;
+  std::vector<std::vector<int64_t>> first;
+  const bool prefix = !gather && prefix_terms(f, table, &added, &first);
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   // Units per task: about 16K outputs, a function of the shape only.
   const int64_t per = std::max<int64_t>(1, (int64_t{1} << 14) / f.P), tasks = (units + per - 1) / per;
@@ -113,9 +171,17 @@ bool try_view_fold(Node& out) {
       for (int a = nb; a-- > 0; rest /= s[a]) base += (rest % s[a]) * bstr[a];
       const uint8_t* src = leaf.buffer->bytes() + base * sz;
       uint8_t* dst = buf->bytes() + u * f.P * sz;
-      if (!gather) fold_segs(out.dtype, f, src, dst);
-      else if (out.dtype == DType::Float32) gather_terms(at, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
-      else gather_terms(at, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
+      if (prefix) {
+        if (out.dtype == DType::Float32)
+          prefix_fold(f, added, first, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
+        else prefix_fold(f, added, first, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
+      } else if (!gather) {
+        fold_segs(out.dtype, f, src, dst);
+      } else if (out.dtype == DType::Float32) {
+        gather_terms(at, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
+      } else {
+        gather_terms(at, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
+      }
     }
     if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);
   }, Round::NearestEven);
@@ -123,10 +189,12 @@ bool try_view_fold(Node& out) {
   out.view.set_contiguous(out.shape);
   ++g_view_fold_runs;
   if (gather) ++g_view_fold_gather_runs;
+  if (prefix) ++g_view_fold_prefix_runs;
   return true;
 }
 
 int64_t view_fold_runs() { return g_view_fold_runs.load(); }
+int64_t view_fold_prefix_runs() { return g_view_fold_prefix_runs.load(); }
 int64_t view_fold_gather_runs() { return g_view_fold_gather_runs.load(); }
 
 }  // namespace maroon::cpu

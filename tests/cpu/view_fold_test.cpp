@@ -122,3 +122,49 @@ TEST(CpuPoolGradients, GatherKeepsSignedZerosAndCanonicalNaNs) {
 
 }  // namespace
 }  // namespace maroon::test
+
+namespace maroon::test {
+namespace {
+
+// cumsum's window sums (each output the terms 0..j of its block, through tinygrad's pad-and-pool
+// stack) folded as running prefixes, out[j] = out[j - 1] + x[j] (view_fold.cpp, prefix_terms):
+// the reference's bits on every target and thread count, float32 in every rounding mode (signed
+// zeros, NaNs and infinities among the terms) and float64, rows shorter and longer than a block
+// (tinygrad splits rows past 256 into blocks), along the last axis and another; each run
+// required to take the path. Windows sliding along a row (a causal moving sum: as one term
+// joins, the first drops out) are no prefixes and must not take it.
+TEST(CpuViewFold, CumsumFoldsRunningPrefixes) {
+  const std::function<int64_t()> prefix = [] { return cpu::view_fold_prefix_runs(); };
+  const char* const path = "fold running prefixes";
+  struct C { Shape s; int64_t axis; };
+  for (const C& c : {C{{64, 100}, 1}, C{{8, 1000}, 1}, C{{300, 6}, 0}})
+    for (DType d : {DType::Float32, DType::Float64})
+      for (Round r : {Round::NearestEven, Round::TowardZero, Round::Down, Round::Up}) {
+        if (d == DType::Float64 && r != Round::NearestEven) continue;
+        for (bool special : {false, true})
+          check_path("cumsum " + shape_str(c.s) + " axis " + std::to_string(c.axis) + " " + std::string(dtype_name(d)) +
+                         " " + std::string(round_name(r)) + (special ? " random bits" : ""),
+                     [&] {
+                       Gen gen(static_cast<uint64_t>(numel(c.s) + c.axis));
+                       std::vector<uint64_t> v = near_one(gen, static_cast<size_t>(numel(c.s)), fmt(d));
+                       if (special)
+                         for (size_t i = 0; i < v.size(); i += 7) v[i] = gen.bits(d);
+                       RoundingScope scope(r);
+                       return tensor_of_bits(v, c.s, d).cumsum(c.axis);
+                     },
+                     prefix, path);
+      }
+  const int64_t before = prefix(), folds = cpu::view_fold_runs();
+  // A causal moving sum (a 1-D average pool of 5 padded by 4 on the left): each window has as
+  // many real terms as the last or one more, as a prefix would, but its first term drops out.
+  check("a causal 1-D average pool (windows sliding along the row)", [] {
+    Gen gen(5);
+    Tensor x = tensor_of_bits(near_one(gen, 8 * 4 * 64), {8, 4, 1, 64}, DType::Float32);
+    return x.avg_pool2d({1, 5}, {1, 1}, {1, 1}, {4, 0, 0, 0});
+  });
+  EXPECT_GT(cpu::view_fold_runs(), folds) << "the sliding window was not a view fold: the case tests nothing";
+  EXPECT_EQ(prefix(), before) << "a window whose first term drops out was folded as a prefix";
+}
+
+}  // namespace
+}  // namespace maroon::test
