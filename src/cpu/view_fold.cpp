@@ -21,9 +21,12 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "cpu/fold_segs.h"
+#include "cpu/keyed_store.h"
+#include "cpu/view_runs.h"
 #include "cpu/kernel.h"
 #include "cpu/threads.h"
 
@@ -131,10 +134,87 @@ void prefix_fold(const FoldSegs& f, const std::vector<int64_t>& added, const std
   }
 }
 
+// Integer sums wrap (docs/spec.md: exact modulo 2^width): done in the unsigned type of the width.
+template <class U>
+void prefix_fold_int(const FoldSegs& f, const std::vector<int64_t>& added, const std::vector<std::vector<int64_t>>& first,
+                     const U* src, U* out) {
+  for (int64_t q = 0; q < f.P / f.width; ++q) {
+    U acc = 0;
+    for (int64_t t : first[static_cast<size_t>(q)]) acc = static_cast<U>(acc + src[t]);
+    const int64_t p0 = q * f.width;
+    out[p0] = acc;
+    for (int64_t x = 1; x < f.width; ++x) {
+      if (added[static_cast<size_t>(p0 + x)] >= 0) acc = static_cast<U>(acc + src[added[static_cast<size_t>(p0 + x)]]);
+      out[p0 + x] = acc;
+    }
+  }
+}
+
+bool is_wide_int(DType d) {
+  return d == DType::Int32 || d == DType::Int64 || d == DType::UInt32 || d == DType::UInt64;
+}
+
+
+// A unit's terms and what is known of them: a pure function of the leaf's view stack, its shape
+// and the reduced axes (dtype and data play no part), kept between calls: the layout is an
+// index() per term of a unit, as much as a fold of one unit (all of it for arange's one row).
+struct FoldLayout {
+  std::vector<int64_t> bstr;
+  int nb = 0;
+  int64_t units = 1;
+  FoldSegs f;
+  std::vector<int32_t> at;  // single terms (gather), where every output has at most one
+  bool gather = false, prefix = false;
+  std::vector<int64_t> added;  // prefix_terms' recurrence
+  std::vector<std::vector<int64_t>> first;
+};
+
+KeyedStore<FoldLayout>& fold_layouts() {
+  static auto* s = new KeyedStore<FoldLayout>(16);  // never destroyed: a sum may run at exit
+  return *s;
+}
+
+// The layout for a sum over kaxes of a leaf read through `view`, or null where the sum is not a
+// view fold (no batch axes, unless its terms are prefixes; a reduced batch axis; too large).
+std::shared_ptr<const FoldLayout> fold_layout(const ShapeTracker& view, const Shape& s,
+                                              const std::vector<int64_t>& kaxes) {
+  thread_local std::vector<int64_t> key;
+  view_runs_key(view, s, &key);
+  key.push_back(static_cast<int64_t>(kaxes.size()));
+  key.insert(key.end(), kaxes.begin(), kaxes.end());
+  if (auto found = fold_layouts().find(key)) return found->nb < 0 ? nullptr : found;
+  auto l = std::make_shared<FoldLayout>();
+  ShapeTracker inner;
+  l->nb = view.batch_axes(&l->bstr, &inner);
+  if (l->nb == 0) inner = view;  // no batch axes: one unit, the whole view (batch_axes leaves inner)
+  for (int a = 0; a < l->nb; ++a) l->units *= s[a];
+  std::vector<int64_t> table;
+  // Without batch units (arange's one row) the layout is as long as a fold of the whole sum:
+  // tried, for its prefixes, only where that is small.
+  int64_t terms = 1;
+  for (size_t a = static_cast<size_t>(l->nb); a < s.size(); ++a) terms *= s[a];
+  const bool try_it = kaxes.front() >= l->nb && (l->units >= 4 || terms <= (int64_t{1} << 18));
+  if (!try_it || !unit_terms(s, l->nb, inner, kaxes, &l->f, &table)) {
+    l->nb = -1;  // kept as "not a view fold"
+  } else {
+    l->gather = single_terms(l->f, &l->at);
+    l->prefix = !l->gather && prefix_terms(l->f, table, &l->added, &l->first);
+    // Worth a layout only over many units (LeafMap's table asks the same), or as prefixes.
+    if (!l->prefix && (l->nb == 0 || l->units < 4)) l->nb = -1;
+  }
+  if (l->nb < 0) *l = FoldLayout{}, l->nb = -1;
+  // Kept where small (a pool gradient's or a cumsum's: a few hundred KB at most), else made anew.
+  const size_t bytes = l->f.segs.size() * sizeof(FoldSeg) + (l->f.begin.size() + l->added.size()) * 8 +
+                       l->at.size() * 4 + l->first.size() * 32;
+  if (bytes <= (size_t{4} << 20)) fold_layouts().put(key, l);
+  return l->nb < 0 ? nullptr : l;
+}
+
 }  // namespace
 
 bool try_view_fold(Node& out) {
-  if (out.arg.reduce_op != ReduceOp::ADD || (out.dtype != DType::Float32 && out.dtype != DType::Float64)) return false;
+  const bool fp = out.dtype == DType::Float32 || out.dtype == DType::Float64;
+  if (out.arg.reduce_op != ReduceOp::ADD || (!fp && !is_wide_int(out.dtype))) return false;
   // The source must be the kernel's one leaf: a realized node (build_program's leaves are the
   // realized nodes, and an unrealized source would be code). Asked directly: building the program
   // to reject it was five heap blocks per reduction, every small sum's.
@@ -142,28 +222,21 @@ bool try_view_fold(Node& out) {
   if (!leaf.realized || leaf.dtype != out.dtype) return false;
   const std::vector<int64_t>& kaxes = out.arg.ints;
   if (leaf.view.views().size() < 2 || kaxes.empty() || !std::is_sorted(kaxes.begin(), kaxes.end())) return false;
-  std::vector<int64_t> bstr;
-  ShapeTracker inner;
-  const int nb = leaf.view.batch_axes(&bstr, &inner);
+  const std::shared_ptr<const FoldLayout> layout = fold_layout(leaf.view, leaf.shape, kaxes);
+  // Integers only as prefixes (fold_segs folds floats).
+  if (!layout || (!fp && !layout->prefix)) return false;
+  const FoldLayout& L = *layout;
+  const FoldSegs& f = L.f;
   const Shape& s = leaf.shape;
-  int64_t units = 1;
-  for (int a = 0; a < nb; ++a) units *= s[a];
-  // Worth a layout only over many units (LeafMap's table asks the same).
-  if (nb == 0 || kaxes.front() < nb || units < 4) return false;
-  FoldSegs f;
-  std::vector<int64_t> table;
-  if (!unit_terms(s, nb, inner, kaxes, &f, &table)) return false;
-
-  std::vector<int32_t> at;
-  const bool gather = single_terms(f, &at);
-  std::vector<int64_t> added;
-  std::vector<std::vector<int64_t>> first;
-  const bool prefix = !gather && prefix_terms(f, table, &added, &first);
+  const int nb = L.nb;
+  const std::vector<int64_t>& bstr = L.bstr;
+  const int64_t units = L.units;
+  const bool gather = L.gather, prefix = L.prefix;
+  const size_t sz = itemsize(out.dtype);
   auto buf = std::make_shared<Buffer>(out.dtype, numel(out.shape));
   // Units per task: about 16K outputs, a function of the shape only.
   const int64_t per = std::max<int64_t>(1, (int64_t{1} << 14) / f.P), tasks = (units + per - 1) / per;
   const Round rnd = out.rnd;
-  const size_t sz = itemsize(out.dtype);
   parallel_for(tasks, [&](int64_t task) {
     if (rnd != Round::NearestEven) set_hw_round(rnd);
     for (int64_t u = task * per; u < std::min(units, (task + 1) * per); ++u) {
@@ -171,16 +244,19 @@ bool try_view_fold(Node& out) {
       for (int a = nb; a-- > 0; rest /= s[a]) base += (rest % s[a]) * bstr[a];
       const uint8_t* src = leaf.buffer->bytes() + base * sz;
       uint8_t* dst = buf->bytes() + u * f.P * sz;
-      if (prefix) {
+      if (prefix && !fp) {
+        if (sz == 4) prefix_fold_int(f, L.added, L.first, reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst));
+        else prefix_fold_int(f, L.added, L.first, reinterpret_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst));
+      } else if (prefix) {
         if (out.dtype == DType::Float32)
-          prefix_fold(f, added, first, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
-        else prefix_fold(f, added, first, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
+          prefix_fold(f, L.added, L.first, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
+        else prefix_fold(f, L.added, L.first, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
       } else if (!gather) {
         fold_segs(out.dtype, f, src, dst);
       } else if (out.dtype == DType::Float32) {
-        gather_terms(at, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
+        gather_terms(L.at, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
       } else {
-        gather_terms(at, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
+        gather_terms(L.at, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst));
       }
     }
     if (rnd != Round::NearestEven) set_hw_round(Round::NearestEven);

@@ -130,8 +130,8 @@ namespace {
 // stack) folded as running prefixes, out[j] = out[j - 1] + x[j] (view_fold.cpp, prefix_terms):
 // the reference's bits on every target and thread count, float32 in every rounding mode (signed
 // zeros, NaNs and infinities among the terms) and float64, rows shorter and longer than a block
-// (tinygrad splits rows past 256 into blocks), along the last axis and another; each run
-// required to take the path. Windows sliding along a row (a causal moving sum: as one term
+// (tinygrad splits rows past 256 into blocks), along the last axis and another, int32 and int64
+// (sums that wrap), arange (one row); each run required to take the path. Windows sliding along a row (a causal moving sum: as one term
 // joins, the first drops out) are no prefixes and must not take it.
 TEST(CpuViewFold, CumsumFoldsRunningPrefixes) {
   const std::function<int64_t()> prefix = [] { return cpu::view_fold_prefix_runs(); };
@@ -154,6 +154,18 @@ TEST(CpuViewFold, CumsumFoldsRunningPrefixes) {
                      },
                      prefix, path);
       }
+  // Integer cumsums (wrapping sums: random bits) and arange, tinygrad's cumsum of a filled row:
+  // one row, no batch units.
+  for (DType d : {DType::Int32, DType::Int64})
+    check_path("cumsum " + std::string(dtype_name(d)) + " random bits", [&] {
+      Gen gen(17);
+      std::vector<uint64_t> v(40 * 600);
+      for (auto& x : v) x = gen.bits(d);
+      return tensor_of_bits(v, {40, 600}, d).cumsum(1);
+    }, prefix, path);
+  check_path("arange(1000)", [] { return Tensor::arange(1000); }, prefix, path);
+  check_path("arange(3, 1000, 7) int64", [] { return Tensor::arange(Scalar(int64_t{3}), Scalar(int64_t{1000}), Scalar(int64_t{7}), DType::Int64); },
+             prefix, path);
   const int64_t before = prefix(), folds = cpu::view_fold_runs();
   // A causal moving sum (a 1-D average pool of 5 padded by 4 on the left): each window has as
   // many real terms as the last or one more, as a prefix would, but its first term drops out.
