@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/vector_product.h"
 
@@ -187,54 +188,33 @@ void OuterRowT(T s, const T* HWY_RESTRICT v, int64_t n, T* HWY_RESTRICT out) {
   }
 }
 
-template <class T>
-void OuterRow(bool fused, const void* s, const void* v, int64_t n, void* out) {
-  const T sv = *static_cast<const T*>(s);
+// f(std::true_type) for a fused product, f(std::false_type) for the unfused one. The planner
+// sends fused products here only where fused_native_fma() (matmul.cpp): elsewhere Highway's
+// MulAdd would be two roundings, so a fused one reaching such a target is a planner bug.
+template <class F>
+HWY_INLINE void WithFma(bool fused, const char* what, F&& f) {
 #if HWY_NATIVE_FMA
-  if (fused) return OuterRowT<T, true>(sv, static_cast<const T*>(v), n, static_cast<T*>(out));
+  if (fused) return f(std::true_type{});
 #else
-  if (fused) HWY_ABORT("outer_row: a fused product on a target without FMA");
+  if (fused) HWY_ABORT("%s: a fused product on a target without FMA", what);
 #endif
-  OuterRowT<T, false>(sv, static_cast<const T*>(v), n, static_cast<T*>(out));
-}
-void OuterRowF32(bool fused, const void* s, const void* v, int64_t n, void* out) { OuterRow<float>(fused, s, v, n, out); }
-void OuterRowF64(bool fused, const void* s, const void* v, int64_t n, void* out) { OuterRow<double>(fused, s, v, n, out); }
-
-void VectorRunF32(bool fused, const VectorRun& r) {
-#if HWY_NATIVE_FMA
-  if (fused) return Run<float, true>(r);
-#else
-  // The planner sends fused products here only where fused_native_fma() (matmul.cpp).
-  if (fused) HWY_ABORT("vector_run: a fused product on a target without FMA");
-#endif
-  Run<float, false>(r);
-}
-void VectorRunF64(bool fused, const VectorRun& r) {
-#if HWY_NATIVE_FMA
-  if (fused) return Run<double, true>(r);
-#else
-  // The planner sends fused products here only where fused_native_fma() (matmul.cpp).
-  if (fused) HWY_ABORT("vector_run: a fused product on a target without FMA");
-#endif
-  Run<double, false>(r);
+  f(std::false_type{});
 }
 
-void VectorRowsF32(bool fused, const VectorRows& r) {
-#if HWY_NATIVE_FMA
-  if (fused) return Rows<float, true>(r);
-#else
-  if (fused) HWY_ABORT("vector_rows: a fused product on a target without FMA");
-#endif
-  Rows<float, false>(r);
+void OuterRowF32(bool fused, const void* s, const void* v, int64_t n, void* out) {
+  WithFma(fused, "outer_row", [&](auto k) {
+    OuterRowT<float, decltype(k)::value>(*static_cast<const float*>(s), static_cast<const float*>(v), n, static_cast<float*>(out));
+  });
 }
-void VectorRowsF64(bool fused, const VectorRows& r) {
-#if HWY_NATIVE_FMA
-  if (fused) return Rows<double, true>(r);
-#else
-  if (fused) HWY_ABORT("vector_rows: a fused product on a target without FMA");
-#endif
-  Rows<double, false>(r);
+void OuterRowF64(bool fused, const void* s, const void* v, int64_t n, void* out) {
+  WithFma(fused, "outer_row", [&](auto k) {
+    OuterRowT<double, decltype(k)::value>(*static_cast<const double*>(s), static_cast<const double*>(v), n, static_cast<double*>(out));
+  });
 }
+void VectorRunF32(bool fused, const VectorRun& r) { WithFma(fused, "vector_run", [&](auto k) { Run<float, decltype(k)::value>(r); }); }
+void VectorRunF64(bool fused, const VectorRun& r) { WithFma(fused, "vector_run", [&](auto k) { Run<double, decltype(k)::value>(r); }); }
+void VectorRowsF32(bool fused, const VectorRows& r) { WithFma(fused, "vector_rows", [&](auto k) { Rows<float, decltype(k)::value>(r); }); }
+void VectorRowsF64(bool fused, const VectorRows& r) { WithFma(fused, "vector_rows", [&](auto k) { Rows<double, decltype(k)::value>(r); }); }
 
 }  // namespace maroon::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
