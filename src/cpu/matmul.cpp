@@ -72,7 +72,10 @@ bool product_takes(const Split& sp, ProductForm form) {
   if (sp.K == 0) return false;
   if (form == ProductForm::Matrix) return sp.M * sp.N * sp.K >= 4096 && sp.M >= 2 && sp.N >= 2;
   // A vector's batches are its channels (depthwise conv2d): counted in its size.
-  return sp.NB * sp.M * sp.N * sp.K >= 4096 && std::min(sp.M, sp.N) == 1 && std::max(sp.M, sp.N) >= 2;
+  // k bounded: the kernel counts it in an int and copies a batch's column of k weights per task
+  // (a sum over 2^31 broadcast terms would have wrapped).
+  return sp.NB * sp.M * sp.N * sp.K >= 4096 && std::min(sp.M, sp.N) == 1 && std::max(sp.M, sp.N) >= 2 &&
+         sp.K <= kVectorMaxK;
 }
 
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* planp, ProductForm form) {

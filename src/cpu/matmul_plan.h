@@ -74,6 +74,7 @@ bool plan_matmul(const Buffer& xb, const ShapeTracker& xv, const Buffer& yb, con
 // its weight gradient). A Vector plan is never kept (matmul_kept.h): a kept plan is found by the
 // node and its factors alone, and the tiles must never take a vector's.
 enum class ProductForm { Matrix, Vector };
+constexpr int64_t kVectorMaxK = int64_t{1} << 22;  // the Vector form's longest sum
 bool plan_matmul_node(Node& out, const std::vector<Node*>& chain, MatmulPlan* plan,
                       ProductForm form = ProductForm::Matrix);
 // Whether a product of that split is one `form` takes (and not too small for any kernel).

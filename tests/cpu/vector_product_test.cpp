@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "harness.h"
+#include "cpu/matmul_plan.h"
 #include "cpu/vector_product.h"
 #include "maroon/primitives.h"
 #include "maroon/round.h"
@@ -166,6 +167,18 @@ TEST(CpuVectorProduct, DepthwiseInputGradient) {
         if (!fused) check_path(what, build, folds, kFold);
         else check_path_on(what, build, folds, kFold, {"avx2", "avx512"});
       }
+}
+
+// The Vector form's sum is bounded (the kernel counts k in an int and copies k weights a task):
+// a longer one is left to the generic fold.
+TEST(CpuVectorProduct, SumsPastTheBoundAreNotVectorProducts) {
+  cpu::Split sp;
+  sp.M = 4, sp.N = 1, sp.K = cpu::kVectorMaxK;
+  EXPECT_TRUE(cpu::product_takes(sp, cpu::ProductForm::Vector));
+  sp.K = cpu::kVectorMaxK + 1;
+  EXPECT_FALSE(cpu::product_takes(sp, cpu::ProductForm::Vector));
+  sp.K = int64_t{1} << 33;  // past an int: never taken
+  EXPECT_FALSE(cpu::product_takes(sp, cpu::ProductForm::Vector));
 }
 
 // A batch of dot products (one row and one column: batchnorm's sum of squares) is not a vector
