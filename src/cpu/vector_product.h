@@ -17,8 +17,7 @@ namespace maroon::cpu {
 
 // Realizes REDUCE node `out` (ADD over a MUL, through `chain` as try_matmul takes it, or a
 // REDUCE_MULACC with no chain) when it is a product of that form (ProductForm::Vector,
-// matmul_plan.h); false otherwise, and then nothing was computed but, perhaps, the MUL's
-// elementwise sources.
+// matmul_plan.h) whose factors are realized; false otherwise, and then nothing was computed.
 bool try_vector_product(Node& out, const std::vector<Node*>& chain);
 // How many reductions it has computed in this process (the harness checks its cases took it).
 int64_t vector_product_runs();
