@@ -172,11 +172,6 @@ bool plan_outer_product(Node& mm, const Node& out, MatmulPlan* plan) {
   return plan->split.M >= 2 && plan->split.N >= 2;
 }
 
-template <class T>
-void gather_elements(const T* base, const int64_t* off, int64_t n, T* v) {
-  for (int64_t i = 0; i < n; ++i) v[i] = base[off[i]];
-}
-
 // Rows i0.. (m) by columns j0.. (n) of batch b of a product with k of one (plan_outer_product)
 // into the tile ([row][column] at ld, or [column][row]): each tile row is one element of one
 // factor times the other's elements along the tile's fast axis (outer_row), the element that the
@@ -194,8 +189,7 @@ void outer_tile(DType d, const MatmulPlan& p, int64_t b, int64_t i0, int64_t m, 
   const int64_t nf = cols_fastest ? n : m, ns = cols_fastest ? m : n;
   thread_local std::vector<uint64_t> v;
   v.resize(static_cast<size_t>(nf));
-  if (sz == 4) gather_elements(reinterpret_cast<const uint32_t*>(fast), foff, nf, reinterpret_cast<uint32_t*>(v.data()));
-  else gather_elements(reinterpret_cast<const uint64_t*>(fast), foff, nf, v.data());
+  gather_offsets(sz, fast, foff, nf, v.data());
   for (int64_t r = 0; r < ns; ++r)
     outer_row(d, p.fused, slow + soff[r] * static_cast<int64_t>(sz), v.data(), nf, tile + r * ld * static_cast<int64_t>(sz));
 }

@@ -52,13 +52,6 @@ std::vector<RowRun> row_runs(std::span<const int64_t> rowA, std::span<const int6
   return runs;
 }
 
-// w[k] = B[kB[k]]: typed (a memcpy of a size known only at run time was a libc call per
-// element: 7% of a depthwise conv2d's weight gradient, whose k is 28,800).
-template <class T>
-void gather_column(const T* B, std::span<const int64_t> kB, T* w) {
-  for (size_t k = 0; k < kB.size(); ++k) w[k] = B[kB[k]];
-}
-
 }  // namespace
 
 bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
@@ -87,8 +80,7 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
     thread_local std::vector<uint64_t> w;  // batch b's column of B, contiguous
     w.resize(static_cast<size_t>(K));
     const int64_t b0 = plan.batchB[b] + plan.colB[0];
-    if (sz == 4) gather_column(static_cast<const uint32_t*>(plan.y.data) + b0, plan.kB, reinterpret_cast<uint32_t*>(w.data()));
-    else gather_column(static_cast<const uint64_t*>(plan.y.data) + b0, plan.kB, w.data());
+    gather_offsets(sz, static_cast<const uint8_t*>(plan.y.data) + b0 * static_cast<int64_t>(sz), plan.kB.data(), K, w.data());
     if (scattered) {
       VectorRows v{plan.x.data, plan.batchA[b], plan.x.count, plan.rowA.data() + r0, plan.kA.data(), kmin, kmax,
                    static_cast<int>(K),
@@ -112,6 +104,18 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
   g_runs.fetch_add(1, std::memory_order_relaxed);
   if (scattered) g_gathered.fetch_add(1, std::memory_order_relaxed);
   return true;
+}
+
+namespace {
+template <class T>
+void gather_typed(const T* base, const int64_t* off, int64_t n, T* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = base[off[i]];
+}
+}  // namespace
+
+void gather_offsets(size_t sz, const void* base, const int64_t* off, int64_t n, void* out) {
+  if (sz == 4) gather_typed(static_cast<const uint32_t*>(base), off, n, static_cast<uint32_t*>(out));
+  else gather_typed(static_cast<const uint64_t*>(base), off, n, static_cast<uint64_t*>(out));
 }
 
 int64_t vector_product_runs() { return g_runs.load(std::memory_order_relaxed); }

@@ -56,6 +56,11 @@ struct VectorRows {
 };
 void vector_rows(DType d, bool fused, const VectorRows& r);
 
+// out[i] = base[off[i]] for i < n, elements of sz bytes (4 or 8): a factor's elements gathered
+// into a contiguous column (a batch's weights, a tile row's operand), copied typed (a memcpy of a
+// size known only at run time was a libc call per element: 7% of a depthwise weight gradient).
+void gather_offsets(size_t sz, const void* base, const int64_t* off, int64_t n, void* out);
+
 // A row of a product with k of one (matmul_fold.cpp's outer-product tiles): out[t] = +0 + round(s *
 // v[t]) or, fused, fma(s, v[t], +0), for t < n, in the caller's hardware rounding mode; NaNs as
 // the hardware leaves them (the fold that reads them makes them canonical).
