@@ -25,10 +25,24 @@ struct RowEpilogue {
   // relu over another leaf's sign, with no adds: WHERE(CMPLT(0, m), self, z), ReLU's gradient
   // (m the ReLU's input or output, self the gradient coming in: conv2d's input gradient, folded).
   int mask = -1;
+  // After the adds (and instead of a ReLU), steps of MAX or MUL with one element everywhere:
+  // ONNX's Clip(t, lo, hi) is MAX(t, lo), then min(., hi) as -MAX(-., -hi), a MUL by -1 each way
+  // (MobileNet's ReLU6). Their scalars' bits, of the program's dtype.
+  static constexpr int kMaxSteps = 4;
+  int steps = 0;
+  bool step_max[kMaxSteps] = {};  // MAX; else MUL
+  uint64_t step_bits[kMaxSteps] = {};
 };
 
 // How each leaf of an epilogue's program reads the output's positions.
 enum class LeafRead : uint8_t { kOther, kSelf, kScalar, kRunScalar, kStream, kRowStream };
+
+// A RowEpilogue's steps as the SIMD code takes them.
+struct RowSteps {
+  int n = 0;
+  bool max[RowEpilogue::kMaxSteps] = {};
+  uint64_t bits[RowEpilogue::kMaxSteps] = {};
+};
 
 // Whether prog is such a program over leaves read as `reads` says (the product kSelf; kScalar:
 // one element everywhere, at scalar[l]; kRunScalar: one element along a run; kStream: the
@@ -57,5 +71,10 @@ int64_t bias_relu_row_tasks();
 int64_t pair_row_tasks();
 // How many of those tasks ran a row as ReLU's gradient mask (RowEpilogue::mask).
 int64_t mask_row_tasks();
+// How many of those tasks ran a row with MAX or MUL steps (RowEpilogue::steps: a Clip).
+int64_t step_row_tasks();
+// How many of those ran a Clip (MAX, MUL by -1, MAX, MUL by -1 after at most a one-element add)
+// by its own loop.
+int64_t clip_row_tasks();
 
 }  // namespace maroon::cpu

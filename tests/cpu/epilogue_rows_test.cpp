@@ -4,8 +4,9 @@
 // images whose rows are not whole vectors, computed transposed (wide images) and not (narrow
 // ones); a bias alone (NaN sums made canonical, bias NaNs with payloads); a product with a bias
 // per row; float32 and float64 with NaN, infinities, signed zeros (sums of +-0 that ReLU maps to
-// +0) and subnormals; an operand that is itself a sum of two leaves; a bias along the rows. Programs it must leave to the tile interpreter: an add rounded upward,
-// ReLU as MAXIMUM, a scale.
+// +0) and subnormals; an operand that is itself a sum of two leaves; a bias along the rows; Clip
+// and other MAX or MUL steps with a scalar. Programs it must leave to the tile interpreter: an add
+// or a scale rounded upward, a MAX with a tensor, more than four steps.
 #include <gtest/gtest.h>
 
 #include "cpu/epilogue.h"
@@ -186,6 +187,56 @@ TEST(CpuEpilogueRows, LinearBiasAlongTheRows) {
     }
 }
 
+// ONNX's Clip (src/onnx/ops_elementwise.cpp: maximum, then minimum as -max(-t, -hi), a MUL by -1
+// each way) after a conv's bias: MobileNet's ReLU6 by ClipRun's loop, other bounds by the row
+// epilogue's steps (lo or hi a zero of the wrong sign, a NaN bound, one bound only, a max alone,
+// a scale), against the reference with NaN payloads, infinities, signed zeros and subnormals in
+// the bias and the operands, float32 and float64, transposed and not.
+TEST(CpuEpilogueRows, ClipAndScalarStepsBitExact) {
+  auto clip_runs = [] { return cpu::clip_row_tasks(); };
+  auto step_runs = [] { return cpu::step_row_tasks(); };
+  for (DType d : {DType::Float32, DType::Float64}) {
+    const std::string dn(dtype_name(d));
+    auto k = [d](double v) { return Tensor::full({}, v, d); };
+    for (int64_t width : {21, 6}) {
+      const std::string tag = " " + dn + " on 5x" + std::to_string(width);
+      auto conv = [=](uint64_t seed, bool specials) {
+        return near_one_tensor(d, {2, 3, 5, width}, seed, specials)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, seed + 1, specials), special_bias(d, 16, seed + 2), 1, {1}, {1},
+                    {1});
+      };
+      auto clip = [=](uint64_t seed, bool specials, double lo, double hi) {
+        return conv(seed, specials).maximum(k(lo)).minimum(k(hi));
+      };
+      check_path("relu6" + tag, [=] { return clip(40, false, 0.0, 6.0); }, clip_runs, "run ClipRun");
+      check_path("clip -0.5..0.75" + tag, [=] { return clip(43, false, -0.5, 0.75); }, clip_runs, "run ClipRun");
+      check_path("clip of specials" + tag, [=] { return clip(46, true, -0.25, 0.5); }, clip_runs, "run ClipRun");
+      check_path("clip, no bias" + tag, [=] {
+        return near_one_tensor(d, {2, 3, 5, width}, 49, true)
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 50, true), std::nullopt, 1, {1}, {1}, {1})
+            .maximum(k(-0.5))
+            .minimum(k(0.5));
+      }, clip_runs, "run ClipRun");
+      check_path("clip from -0" + tag, [=] { return clip(52, true, -0.0, 0.5); }, step_runs, "run the steps");
+      check_path("clip to +0" + tag, [=] { return clip(55, true, -0.5, 0.0); }, step_runs, "run the steps");
+      // Zeros: every sum +0, so a MAX meets a zero of the other sign (-(+0) against +0, and with
+      // lo = -0, +0 against -0).
+      auto zeros = [=](double lo, double hi) {
+        return Tensor::zeros({2, 3, 5, width}, d).realized_leaf()
+            .conv2d(near_one_tensor(d, {16, 3, 3, 3}, 70), Tensor::zeros({16}, d).realized_leaf(), 1, {1}, {1}, {1})
+            .maximum(k(lo))
+            .minimum(k(hi));
+      };
+      check_path("zeros clipped to -0" + tag, [=] { return zeros(-0.5, -0.0); }, clip_runs, "run ClipRun");
+      check_path("zeros clipped from -0 to -0" + tag, [=] { return zeros(-0.0, -0.0); }, step_runs, "run the steps");
+      check_path("clip to NaN" + tag, [=] { return clip(58, true, -0.5, std::nan("")); }, step_runs, "run the steps");
+      check_path("relu as maximum" + tag, [=] { return conv(61, true).maximum(k(0.0)); }, step_runs, "run the steps");
+      check_path("minimum only" + tag, [=] { return conv(64, true).minimum(k(0.25)); }, step_runs, "run the steps");
+      check_path("a scale" + tag, [=] { return prim::mul(conv(67, true), 0.5); }, step_runs, "run the steps");
+    }
+  }
+}
+
 TEST(CpuEpilogueRows, OtherChainsKeepTheTileInterpreter) {
   const DType d = DType::Float32;
   auto conv = [=] {
@@ -197,8 +248,13 @@ TEST(CpuEpilogueRows, OtherChainsKeepTheTileInterpreter) {
     RoundingScope up(Round::Up);
     return c.add(b);
   });
-  check_not_rows("relu as maximum", [=] { return prim::maximum(conv().add(bias()), 0.0); });
-  check_not_rows("a scale", [=] { return prim::mul(conv(), 0.5); });
+  check_not_rows("a scale rounded upward", [=] {
+    Tensor c = conv();
+    RoundingScope up(Round::Up);
+    return prim::mul(c, 0.5);
+  });
+  check_not_rows("maximum with a tensor", [=] { return prim::maximum(conv(), near_one_tensor(d, {2, 16, 3, 19}, 33)); });
+  check_not_rows("more than four steps", [=] { return prim::mul(prim::mul(prim::mul(prim::mul(prim::mul(conv(), 0.5), 0.5), 0.5), 0.5), 0.5); });
 }
 
 }  // namespace
