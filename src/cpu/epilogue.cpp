@@ -12,12 +12,13 @@
 #include <optional>
 
 #include "cpu/threads.h"
+#include "cpu/vector_product.h"
 
 namespace maroon::cpu {
 
 namespace {
 
-std::atomic<int64_t> g_runs{0}, g_fold_runs{0};
+std::atomic<int64_t> g_runs{0}, g_fold_runs{0}, g_vector_runs{0};
 std::atomic<int64_t> g_rows_in_place{0};
 std::atomic<int64_t> g_rows_by_column{0};
 thread_local bool t_row_in_place = false;  // a tile of this thread's task read a row in place
@@ -338,7 +339,17 @@ bool try_matmul_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& ou
   return true;
 }
 
+bool try_vector_product_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
+                                 std::unique_ptr<Program>* kept) {
+  if (out.dtype != reduce.dtype) return false;
+  Epilogue epi(out, leaf, kept);
+  if (!try_vector_product(reduce, chain, &epi)) return false;
+  g_vector_runs.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 int64_t matmul_epilogue_runs() { return g_runs.load(); }
+int64_t vector_epilogue_runs() { return g_vector_runs.load(); }
 int64_t fold_epilogue_runs() { return g_fold_runs.load(); }
 int64_t epilogue_rows_in_place() { return g_rows_in_place.load(); }
 int64_t epilogue_rows_by_column() { return g_rows_by_column.load(); }

@@ -83,10 +83,18 @@ bool try_matmul_fold_epilogue(Node& reduce, const std::vector<Node*>& chain, Nod
                               const std::vector<Node*>& mm_chain, Node& out, Node* leaf,
                               std::unique_ptr<Program>* kept = nullptr);
 
+// The same for a product of one column (vector_product.h: depthwise conv2d) with the epilogue of
+// `out` over `leaf`: each task's rows rewritten as soon as they are final. False, having computed
+// nothing, when try_vector_product would decline.
+bool try_vector_product_epilogue(Node& reduce, const std::vector<Node*>& chain, Node& out, Node* leaf,
+                                 std::unique_ptr<Program>* kept = nullptr);
+
 // How many matmuls ran with an epilogue in this process (the harness checks that its cases did).
 int64_t matmul_epilogue_runs();
 // How many sums of a matmul's result (try_matmul_fold) ran with an epilogue, for the harness.
 int64_t fold_epilogue_runs();
+// How many products of one column (try_vector_product_epilogue) ran with an epilogue.
+int64_t vector_epilogue_runs();
 // How many epilogue tasks read a leaf's row in place instead of copying it per tile (a bias
 // along the output's rows: epilogue.cpp), in this process (for the harness).
 int64_t epilogue_rows_in_place();

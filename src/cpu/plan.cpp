@@ -244,6 +244,8 @@ bool run_epilogue(Node& e, const EpilogueSite& site, const MatmulChains& mc, Pro
   } else if (prof.timed(&e, "matmul+epi",
                         [&] { return try_matmul_epilogue(r, rc, e, leaf, kept, site.pool ? &pool : nullptr); })) {
     return pooled;
+  } else if (prof.timed(&e, "vector+epi", [&] { return try_vector_product_epilogue(r, rc, e, leaf, kept); })) {
+    return false;  // its pool, if any, is left to run
   }
   run_reduction(r, mc, prof);
   r.realized = true;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <span>
 
+#include "cpu/epilogue.h"
 #include "cpu/gemm_fused.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/threads.h"
@@ -52,9 +53,42 @@ std::vector<RowRun> row_runs(std::span<const int64_t> rowA, std::span<const int6
   return runs;
 }
 
+// Rows in runs of adjacent outputs (the epilogue's runs: an image plane of a channel), each run as
+// (first row, length).
+std::vector<std::pair<int64_t, int64_t>> output_runs(std::span<const int64_t> rowC) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const int64_t M = static_cast<int64_t>(rowC.size());
+  for (int64_t i = 0; i < M;) {
+    int64_t n = 1;
+    while (i + n < M && rowC[i + n] == rowC[i + n - 1] + 1) ++n;
+    out.emplace_back(i, n);
+    i += n;
+  }
+  return out;
+}
+
+// The epilogue over rows [r0, r1) of batch b, final in C: its runs of adjacent outputs, those of
+// one length in one call (a call per run, each an output row, cost more than the epilogue's work).
+void epilogue_rows(const Epilogue& epi, const MatmulPlan& plan, const std::vector<std::pair<int64_t, int64_t>>& runs,
+                   int64_t b, int64_t r0, int64_t r1, uint8_t* C) {
+  const int64_t base = plan.batchC[b] + plan.colC[0];
+  thread_local std::vector<int64_t> starts;
+  starts.clear();
+  int64_t len = 0;
+  auto it = std::upper_bound(runs.begin(), runs.end(), r0,
+                             [](int64_t r, const std::pair<int64_t, int64_t>& x) { return r < x.first; });
+  for (--it; it != runs.end() && it->first < r1; ++it) {
+    const int64_t i0 = std::max(r0, it->first), n = std::min(r1, it->first + it->second) - i0;
+    if (n != len && !starts.empty()) epi.apply_runs(C, starts.data(), starts.size(), len), starts.clear();
+    len = n;
+    starts.push_back(base + plan.rowC[i0]);
+  }
+  if (!starts.empty()) epi.apply_runs(C, starts.data(), starts.size(), len);
+}
+
 }  // namespace
 
-bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
+bool try_vector_product(Node& out, const std::vector<Node*>& chain, const Epilogue* epi) {
   const bool fused = out.op == Op::REDUCE_MULACC;
   if (fused && !fused_native_fma()) return false;  // gemm_fused.h's exact software steps
   MatmulPlan plan;
@@ -62,6 +96,7 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
   if (plan.split.M == 1) plan.transpose();  // the long side as rows, one column
   const int64_t M = plan.split.M, NB = plan.split.NB, K = plan.split.K;
   const std::vector<RowRun> runs = row_runs(plan.rowA, plan.rowC);
+  const auto out_runs = epi ? output_runs(plan.rowC) : std::vector<std::pair<int64_t, int64_t>>{};
   // Rows in short runs, or too few for a vector: gathered a vector of rows at a time.
   const bool scattered = static_cast<int64_t>(runs.size()) * kMinMeanRun > M;
   if (scattered) {
@@ -98,9 +133,11 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain) {
                   buf->bytes() + (plan.batchC[b] + plan.colC[0] + plan.rowC[i0]) * static_cast<int64_t>(sz)};
       vector_run(d, fused, v);
     }
+    if (epi) epilogue_rows(*epi, plan, out_runs, b, r0, r1, buf->bytes());
   }, out.rnd);
-  out.buffer = buf;
-  out.view.set_contiguous(out.shape);
+  Node& result = epi ? epi->out() : out;
+  result.buffer = buf;
+  result.view.set_contiguous(result.shape);
   g_runs.fetch_add(1, std::memory_order_relaxed);
   if (scattered) g_gathered.fetch_add(1, std::memory_order_relaxed);
   return true;

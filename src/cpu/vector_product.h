@@ -18,7 +18,11 @@ namespace maroon::cpu {
 // Realizes REDUCE node `out` (ADD over a MUL, through `chain` as try_matmul takes it, or a
 // REDUCE_MULACC with no chain) when it is a product of that form (ProductForm::Vector,
 // matmul_plan.h) whose factors are realized; false otherwise, and then nothing was computed.
-bool try_vector_product(Node& out, const std::vector<Node*>& chain);
+// With `epi` (epilogue.h: the elementwise kernel that reads this product, depthwise conv2d's bias
+// and ReLU6), each task's rows are rewritten by it right after the task computed them, while they
+// are in cache, and the epilogue's node holds the result instead of `out`.
+class Epilogue;
+bool try_vector_product(Node& out, const std::vector<Node*>& chain, const Epilogue* epi = nullptr);
 // How many reductions it has computed in this process (the harness checks its cases took it).
 int64_t vector_product_runs();
 // How many of them gathered their rows a vector at a time (vector_rows: rows in short runs).

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "harness.h"
+#include "cpu/epilogue.h"
 #include "cpu/matmul_plan.h"
 #include "cpu/vector_product.h"
 #include "maroon/primitives.h"
@@ -70,6 +71,37 @@ TEST(CpuVectorProduct, DepthwiseConv2d) {
     check_case(std::string("specials") + (fused ? " fused" : ""), fused,
                [&] { return depthwise(depthwise_cases()[2], DType::Float32, fused, true, 50); });
   }
+}
+
+// The elementwise kernel reading the product (a bias, then ReLU, ONNX's Clip or a residual) as its
+// epilogue, applied to each task's rows once they are final (epilogue.h,
+// try_vector_product_epilogue): MobileNet's depthwise conv2d, bias and ReLU6.
+TEST(CpuVectorProduct, DepthwiseEpilogues) {
+  auto epi_runs = [] { return cpu::vector_epilogue_runs(); };
+  const char* const path = "run the vector form with an epilogue";
+  auto check_epi = [&](const std::string& what, bool fused, const std::function<Tensor()>& build) {
+    if (!fused) return check_path(what, build, epi_runs, path);
+    check_path_on(what, build, epi_runs, path, {"avx2", "avx512"});
+  };
+  uint64_t seed = 300;
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const Depthwise& c : {depthwise_cases()[1], depthwise_cases()[2], depthwise_cases()[4]})
+      for (bool fused : {false, true}) {
+        const std::string tag = std::string(c.name) + " " + std::string(dtype_name(d)) + (fused ? " fused" : "");
+        auto conv = [=](uint64_t s, bool specials) {
+          Tensor b = near_one_tensor(d, {c.c}, s + 7, specials);
+          return depthwise(c, d, fused, specials, s).add(b.reshape({1, c.c, 1, 1}));
+        };
+        auto k = [d](double v) { return Tensor::full({}, v, d); };
+        check_epi("bias, relu " + tag, fused, [=] { return conv(seed, true).relu(); });
+        check_epi("bias, relu6 " + tag, fused, [=] { return conv(seed + 1, true).maximum(k(0.0)).minimum(k(6.0)); });
+        check_epi("bias, clip " + tag, fused, [=] { return conv(seed + 2, false).maximum(k(-0.25)).minimum(k(0.5)); });
+        check_epi("bias, residual " + tag, fused, [=] {
+          Tensor y = conv(seed + 3, false);
+          return y.add(near_one_tensor(d, y.shape(), seed + 4, true));
+        });
+        seed += 10;
+      }
 }
 
 TEST(CpuVectorProduct, EveryRoundingMode) {
