@@ -126,13 +126,15 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain, const Epilog
     }
     // The first run that reaches r0.
     auto it = std::upper_bound(runs.begin(), runs.end(), r0, [](int64_t r, const RowRun& x) { return r < x.first; });
+    thread_local std::vector<VectorRun> vr;
+    vr.clear();
     for (--it; it != runs.end() && it->first < r1; ++it) {
       const int64_t i0 = std::max(r0, it->first), i1 = std::min(r1, it->first + it->length);
-      VectorRun v{plan.x.data, plan.batchA[b] + plan.rowA[i0], it->step, plan.x.count, plan.kA.data(),
+      vr.push_back(VectorRun{plan.x.data, plan.batchA[b] + plan.rowA[i0], it->step, plan.x.count, plan.kA.data(),
                   kmin, kmax, static_cast<int>(K), w.data(), static_cast<int>(i1 - i0),
-                  buf->bytes() + (plan.batchC[b] + plan.colC[0] + plan.rowC[i0]) * static_cast<int64_t>(sz)};
-      vector_run(d, fused, v);
+                  buf->bytes() + (plan.batchC[b] + plan.colC[0] + plan.rowC[i0]) * static_cast<int64_t>(sz)});
     }
+    vector_runs(d, fused, vr.data(), static_cast<int>(vr.size()));
     if (epi) epilogue_rows(*epi, plan, out_runs, b, r0, r1, buf->bytes());
   }, out.rnd);
   Node& result = epi ? epi->out() : out;

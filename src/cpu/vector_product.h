@@ -43,6 +43,9 @@ struct VectorRun {
 };
 // The dispatched target's kernel for float32 or float64; `fused` only where fused_native_fma().
 void vector_run(DType d, bool fused, const VectorRun& r);
+// The same for n runs that share A, kA, K, w, acount, kmin and kmax (one task's), their vectors
+// folded several at a time (independent accumulators; the same bits as one run at a time).
+void vector_runs(DType d, bool fused, const VectorRun* r, int n);
 
 // n outputs at any offsets: C[rowC[t]] = fold over k < K of A[a0 + rowA[t] + kA[k]] * w[k], for
 // t < n. |rowA[t] - rowA[t']| < 2^31. A holds acount elements, kmin and kmax bound kA (as for
