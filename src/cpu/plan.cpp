@@ -74,7 +74,8 @@ bool is_elementwise(const Node& n) { return maroon::is_elementwise(op_info(n.op)
 struct ConsumerInfo {
   int refs = 0, fusable = 0, other = 0;
   long use_count = 0;
-  const Node* a_consumer = nullptr;  // for MAROON_PROFILE's report
+  const Node* a_consumer = nullptr;  // the last (for MAROON_PROFILE's report)
+  const Node* first_consumer = nullptr;
 };
 struct Consumers {
   using Info = ConsumerInfo;
@@ -87,7 +88,7 @@ struct Consumers {
       bool fuses = is_elementwise(*n) || n->op == Op::REDUCE;
       for (const NodePtr& s : n->src) {
         Info& i = info[s.get()];
-        i.refs++;
+        if (i.refs++ == 0) i.first_consumer = n;
         i.a_consumer = n;
         i.use_count = s.use_count();
         (fuses ? i.fusable : i.other)++;
@@ -471,6 +472,10 @@ bool find_epilogue(Node* e, Consumers& c, const MatmulChains& mc,
 //   gradient, read here by batchnorm's sums through the ReLU). Fused into its readers
 //   (recompute_cost), it was computed again, as a pass of its own, by the gradient's schedule;
 //   as the epilogue it is the tensor the matmul writes anyway, and its readers read it there.
+// - n is a softmax's input, read by its maximum over the last axis and by x - max only
+//   (attention's scores times their scale): the row softmax kernel (row_softmax.h) takes only a
+//   realized input; fused into both readers, the softmax ran as four kernels, the scale in two
+//   of them (attention on (8,8,256,64) from the Tensor API, one thread: 33.2-34.4 -> 22.8-25.7 ms).
 // The product must be large enough for the matmul kernel (plan_matmul_node's 4096), which runs
 // the epilogue: REDUCE_MULACC, or a REDUCE ADD over a MUL. Another sum (a softmax's; the loss's
 // sum of probabilities times one-hot labels, 128 x 10) is computed on its own at run time and
@@ -482,7 +487,11 @@ bool epilogue_instead_of_fusing(Node* n, Consumers& c, const MatmulChains& mc, c
   const bool held = i.use_count > i.refs;
   const bool one_sum = i.refs == 1 && !held && i.a_consumer && i.a_consumer->op == Op::REDUCE &&
                        i.a_consumer->arg.reduce_op == ReduceOp::ADD;
-  if (!held && !one_sum) return false;
+  const Node* f = i.first_consumer;
+  const bool softmax_input = i.refs == 2 && !held && f && f->op == Op::REDUCE && f->arg.reduce_op == ReduceOp::MAX &&
+                             f->arg.ints.size() == 1 && f->arg.ints[0] + 1 == static_cast<int64_t>(n->shape.size()) &&
+                             i.a_consumer && is_elementwise(*i.a_consumer);
+  if (!held && !one_sum && !softmax_input) return false;
   EpilogueSite site;
   Node* absorbed = nullptr;
   if (!find_epilogue(n, c, mc, scheduled, earlier, &site, &absorbed) || (held && absorbed)) return false;

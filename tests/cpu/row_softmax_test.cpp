@@ -55,6 +55,27 @@ TEST(CpuBackend, RowSoftmaxOneKernel) {
   std::printf("row softmax: %d cases, %d backend runs equal to the reference\n", cases, g_runs - runs_before);
 }
 
+// Attention from the Tensor API: the scores times their scale (and plus a mask) are read by the
+// softmax's maximum and by x - max only; planned as the scores' matmul epilogue they are written
+// once, so the row softmax takes the rest (plan.cpp, epilogue_instead_of_fusing).
+TEST(CpuBackend, RowSoftmaxOfScaledScores) {
+  const Shape qs{2, 4, 64, 32};
+  auto q = [&] { return near_one_tensor(DType::Float32, qs, 1850, true); };
+  auto k = [&] { return near_one_tensor(DType::Float32, qs, 1851); };
+  auto v = [&] { return near_one_tensor(DType::Float32, qs, 1852); };
+  check_path("softmax of scores / 8", [&] { return q().matmul(k().transpose(-1, -2)).div(8.0).softmax(-1); },
+             softmax_tasks, "run the row softmax");
+  check_path("attention, scores * 0.125", [&] {
+    return q().matmul(k().transpose(-1, -2)).mul(0.125).softmax(-1).matmul(v());
+  }, softmax_tasks, "run the row softmax");
+  check_path("scaled_dot_product_attention", [&] { return q().scaled_dot_product_attention(k(), v()); },
+             softmax_tasks, "run the row softmax");
+  check_path("attention with an additive mask", [&] {
+    Tensor mask = near_one_tensor(DType::Float32, {64, 64}, 1853, true);
+    return q().matmul(k().transpose(-1, -2)).mul(0.125).add(mask).softmax(-1).matmul(v());
+  }, softmax_tasks, "run the row softmax");
+}
+
 // Softmaxes the kernel must leave alone (float64, another rounding mode, an axis not last) and
 // scores seen through a permute (planned for the kernel, then computed node by node because the
 // rows are not contiguous): the same bits, and the kernel does not run.
