@@ -53,6 +53,11 @@ HWY_NOINLINE void LayerNormRows(const float* x, float* out, int64_t rows, int n,
       float* ot = out + (r0 + t) * n;
       const float rt = lane[t];
       const auto vr = hn::Set(d, rt);
+      if (!gamma) {  // no scale and shift: y = c * r, its NaN made canonical
+        for (int j = 0; j < full; j += G) hn::StoreU(Canonical(d, hn::Mul(hn::LoadU(d, ct + j), vr)), d, ot + j);
+        for (int j = full; j < n; ++j) rows::store_canonical(ct[j] * rt, ot + j);
+        continue;
+      }
       for (int j = 0; j < full; j += G) {
         const auto y = hn::Mul(hn::Mul(hn::LoadU(d, ct + j), vr), hn::LoadU(d, gamma + j));
         hn::StoreU(Canonical(d, hn::Add(y, hn::LoadU(d, beta + j))), d, ot + j);
@@ -149,8 +154,13 @@ bool match_row_layernorm(Node* n, const std::function<bool(const Node*, int)>& o
   RowLayerNorm s;
   Node *y2 = nullptr, *be = nullptr, *y = nullptr, *ge = nullptr, *c = nullptr, *rse = nullptr;
   auto is_mul = [](const Node* m) { return m->op == Op::MUL; };
-  if (!split(n, Op::ADD, is_mul, &y2, &be) || !(s.beta = row_leaf(be, len))) return false;
-  if (!split(y2, Op::MUL, is_mul, &y, &ge) || !(s.gamma = row_leaf(ge, len))) return false;
+  const bool affine = n->op == Op::ADD;  // else Tensor::layernorm without a scale and shift: n is y
+  if (affine) {
+    if (!split(n, Op::ADD, is_mul, &y2, &be) || !(s.beta = row_leaf(be, len))) return false;
+    if (!split(y2, Op::MUL, is_mul, &y, &ge) || !(s.gamma = row_leaf(ge, len))) return false;
+  } else {
+    y = n;
+  }
   if (!split(y, Op::MUL, [](const Node* m) { return m->op == Op::ADD; }, &c, &rse) || rse->op != Op::EXPAND) return false;
   Node* rs = rse->src[0].get();
   if (rs->op != Op::RECIPROCAL || !is_f32(rs)) return false;
@@ -169,7 +179,8 @@ bool match_row_layernorm(Node* n, const std::function<bool(const Node*, int)>& o
   if (!with_scalar(nm, Op::MUL, &mean, &s.neg) || !with_scalar(mean, Op::MUL, &s1, &s.k1)) return false;
   if (!last_axis_sum(s1, x) || !is_f32(x) || x->shape != n->shape) return false;
   s.x = x;
-  s.inner = {s1, mean, nm, nme, c, csq, s2, var, ve, sq, rs, rse, y, y2};
+  s.inner = {s1, mean, nm, nme, c, csq, s2, var, ve, sq, rs, rse};
+  if (affine) s.inner.insert(s.inner.end(), {y, y2});
   for (const Node* m : s.inner)
     if (!only_here(m, m == c ? 3 : 1)) return false;
   *site = std::move(s);
@@ -180,7 +191,7 @@ bool run_row_layernorm(Node& n, const RowLayerNorm& site) {
   const Node& x = *site.x;
   if (!x.buffer || !x.view.is_contiguous()) return false;
   for (const Node* r : {site.gamma, site.beta})
-    if (!r->buffer || !r->view.is_contiguous()) return false;
+    if (r && (!r->buffer || !r->view.is_contiguous())) return false;
   float k[4];
   const Node* scalars[4] = {site.k1, site.neg, site.k2, site.eps};
   for (int i = 0; i < 4; ++i)
@@ -192,8 +203,8 @@ bool run_row_layernorm(Node& n, const RowLayerNorm& site) {
   const int ln = static_cast<int>(len);
   auto buf = std::make_shared<Buffer>(DType::Float32, total);
   const float* xp = reinterpret_cast<const float*>(x.buffer->bytes());
-  const float* gp = reinterpret_cast<const float*>(site.gamma->buffer->bytes());
-  const float* bp = reinterpret_cast<const float*>(site.beta->buffer->bytes());
+  const float* gp = site.gamma ? reinterpret_cast<const float*>(site.gamma->buffer->bytes()) : nullptr;
+  const float* bp = site.beta ? reinterpret_cast<const float*>(site.beta->buffer->bytes()) : nullptr;
   float* op = reinterpret_cast<float*>(buf->bytes());
   const int64_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
   parallel_for(tasks, [&](int64_t task) {

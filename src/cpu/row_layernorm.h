@@ -18,11 +18,12 @@ namespace maroon::cpu {
 struct RowLayerNorm {
   Node* x = nullptr;
   Node *k1 = nullptr, *neg = nullptr, *k2 = nullptr, *eps = nullptr;  // one element each
-  Node *gamma = nullptr, *beta = nullptr;                              // one row each
+  Node *gamma = nullptr, *beta = nullptr;  // one row each; both null for Tensor::layernorm's (out = c * ...)
   std::vector<Node*> inner;  // computed inside, sources first
 };
 
-// Whether n, an ADD about to get a kernel of its own, ends such a layernorm whose inner nodes
+// Whether n, an ADD (or, without gamma and beta, the MUL by the reciprocal) about to get a kernel
+// of its own, ends such a layernorm whose inner nodes
 // nothing else reads (only_here as for match_row_softmax). x may be unrealized (an op over realized
 // leaves the plan recomputes in each reader): the plan then writes it out (plan.cpp).
 bool match_row_layernorm(Node* n, const std::function<bool(const Node*, int)>& only_here, RowLayerNorm* site);
