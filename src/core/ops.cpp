@@ -77,6 +77,8 @@ bool simd_accepts(Op op, DType d) {
   switch (op_info(op).simd) {
     case SimdRule::None: return false;
     case SimdRule::F32F64: return d == DType::Float32 || d == DType::Float64;
+    case SimdRule::Fold32:
+      return d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::UInt32;
     case SimdRule::NoHalf: return !half;
     case SimdRule::All: return true;
     case SimdRule::Pairs: return true;  // some targets; which pairs is fastops' choice
@@ -114,6 +116,7 @@ std::string_view simd_name(SimdRule s) {
   switch (s) {
     case SimdRule::None: return "-";
     case SimdRule::F32F64: return "float32, float64";
+    case SimdRule::Fold32: return "float32, float64, int32, uint32";
     case SimdRule::NoHalf: return "all but float16, bfloat16";
     case SimdRule::All: return "all";
     case SimdRule::Pairs: return "some pairs";

@@ -22,7 +22,7 @@ enum class DTypeRule : uint8_t { Float, Numeric, Int, IntBool, Any };
 enum class Rounding : uint8_t { Rounds, Exact };
 enum class Identity : uint8_t { None, Zero, One, Lowest, AllOnes };
 enum class Commutativity : uint8_t { Commutes, Ordered };
-enum class SimdRule : uint8_t { None, F32F64, NoHalf, All, Pairs };
+enum class SimdRule : uint8_t { None, F32F64, Fold32, NoHalf, All, Pairs };
 enum class GradRule : uint8_t { Grad, Stop, None };
 
 constexpr ReduceOp kAllReduceOps[] = {ReduceOp::ADD, ReduceOp::MUL, ReduceOp::MAX};
