@@ -41,10 +41,9 @@ struct VectorRun {
   int n;
   void* C;
 };
-// The dispatched target's kernel for float32 or float64; `fused` only where fused_native_fma().
-void vector_run(DType d, bool fused, const VectorRun& r);
-// The same for n runs that share A, kA, K, w, acount, kmin and kmax (one task's), their vectors
-// folded several at a time (independent accumulators; the same bits as one run at a time).
+// The dispatched target's kernel for float32 or float64 (`fused` only where fused_native_fma()),
+// for n runs that share A, kA, K, w, acount, kmin and kmax (one task's): their vectors folded
+// several at a time (independent accumulators; the same bits as one vector at a time).
 void vector_runs(DType d, bool fused, const VectorRun* r, int n);
 
 // n outputs at any offsets: C[rowC[t]] = fold over k < K of A[a0 + rowA[t] + kA[k]] * w[k], for

@@ -62,46 +62,6 @@ HWY_INLINE hn::Vec<D> Fold(D d, DI di, const T* a, const int64_t* kA, const T* w
   return Canonical(d, acc);
 }
 
-template <class T, bool kFma>
-void Run(const VectorRun& r) {
-  const hn::ScalableTag<T> d;
-  const hn::RebindToSigned<decltype(d)> di;
-  using TI = hn::TFromD<decltype(di)>;
-  const int L = static_cast<int>(hn::Lanes(d));
-  const T* A = static_cast<const T*>(r.A);
-  const T* w = static_cast<const T*>(r.w);
-  T* C = static_cast<T*>(r.C);
-  const auto lanes = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(r.astep)));
-  // Pairs where the target has more than one lane.
-  const bool pairs = r.astep == 2 && HWY_TARGET != HWY_SCALAR;
-  // Where a vector's reads reach, from its first lane's element: two whole vectors for Pairs.
-  const int64_t span = pairs ? 2 * L - 1 : (L - 1) * r.astep;
-  const int64_t lo = std::min<int64_t>(0, span) + r.kmin, hi = std::max<int64_t>(0, span) + r.kmax;
-  for (int t = 0; t < r.n; t += L) {
-    const int m = std::min(L, r.n - t);
-    const int64_t first = r.a0 + static_cast<int64_t>(t) * r.astep;
-    const T* a = A + first;
-    hn::Vec<decltype(d)> acc;
-    if (first + lo < 0 || first + hi >= r.acount) {
-      const auto idx = hn::IfThenElseZero(hn::FirstN(di, static_cast<size_t>(m)), lanes);
-      acc = Fold<kFma, Load::Partial>(d, di, a, r.kA, w, r.K, idx);
-    } else if (r.astep == 1) {
-      acc = Fold<kFma, Load::Whole>(d, di, a, r.kA, w, r.K, lanes);
-    } else if (pairs) {
-      acc = Fold<kFma, Load::Pairs>(d, di, a, r.kA, w, r.K, lanes);
-    } else {
-      acc = Fold<kFma, Load::Strided>(d, di, a, r.kA, w, r.K, lanes);
-    }
-    if (m == L) {
-      hn::StoreU(acc, d, C + t);
-    } else {
-      HWY_ALIGN T tmp[hn::MaxLanes(hn::ScalableTag<T>())];
-      hn::Store(acc, d, tmp);
-      std::memcpy(C + t, tmp, static_cast<size_t>(m) * sizeof(T));
-    }
-  }
-}
-
 // Four vectors of outputs folded together, each with its own accumulator, loads of one kind
 // (Whole or Pairs): every output is still its own fold from +0 in increasing k, so which vectors
 // go together changes no bit. One vector at a time waited on its accumulator's FMA latency every
@@ -132,7 +92,7 @@ HWY_INLINE void Fold4(D d, const T* const* a, const int64_t* kA, const T* w, int
 
 // Runs that share A, kA, K, w and their bounds (one task's: a channel's output rows), their
 // vectors of Whole or Pairs loads four at a time across runs (a 16-wide image's run is one
-// vector), the others one at a time as Run folds them.
+// vector), the others (Strided, and Partial near the buffer's ends) one at a time.
 template <class T, bool kFma>
 void Runs(const VectorRun* rs, int count) {
   const hn::ScalableTag<T> d;
@@ -305,8 +265,6 @@ void OuterRowF64(bool fused, const void* s, const void* v, int64_t n, void* out)
     OuterRowT<double, decltype(k)::value>(*static_cast<const double*>(s), static_cast<const double*>(v), n, static_cast<double*>(out));
   });
 }
-void VectorRunF32(bool fused, const VectorRun& r) { WithFma(fused, "vector_run", [&](auto k) { Run<float, decltype(k)::value>(r); }); }
-void VectorRunF64(bool fused, const VectorRun& r) { WithFma(fused, "vector_run", [&](auto k) { Run<double, decltype(k)::value>(r); }); }
 void VectorRunsF32(bool fused, const VectorRun* r, int n) { WithFma(fused, "vector_runs", [&](auto k) { Runs<float, decltype(k)::value>(r, n); }); }
 void VectorRunsF64(bool fused, const VectorRun* r, int n) { WithFma(fused, "vector_runs", [&](auto k) { Runs<double, decltype(k)::value>(r, n); }); }
 void VectorRowsF32(bool fused, const VectorRows& r) { WithFma(fused, "vector_rows", [&](auto k) { Rows<float, decltype(k)::value>(r); }); }
@@ -318,13 +276,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace maroon::cpu {
 
-HWY_EXPORT(VectorRunF32);
-HWY_EXPORT(VectorRunF64);
-
-void vector_run(DType d, bool fused, const VectorRun& r) {
-  if (d == DType::Float32) HWY_DYNAMIC_DISPATCH(VectorRunF32)(fused, r);
-  else HWY_DYNAMIC_DISPATCH(VectorRunF64)(fused, r);
-}
 HWY_EXPORT(VectorRunsF32);
 HWY_EXPORT(VectorRunsF64);
 void vector_runs(DType d, bool fused, const VectorRun* r, int n) {
