@@ -122,6 +122,7 @@ bool try_vector_product(Node& out, const std::vector<Node*>& chain, const Epilog
                    w.data(), static_cast<int>(r1 - r0), buf->bytes() + (plan.batchC[b] + plan.colC[0]) * static_cast<int64_t>(sz),
                    plan.rowC.data() + r0};
       vector_rows(d, fused, v);
+      if (epi) epilogue_rows(*epi, plan, out_runs, b, r0, r1, buf->bytes());
       return;
     }
     // The first run that reaches r0.
