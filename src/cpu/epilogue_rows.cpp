@@ -170,20 +170,17 @@ void RowF64(void* c, int64_t n, int adds, const void* const* src, const bool* st
          relu ? *static_cast<const double*>(z) : 0.0, *st);
 }
 
-void ClipF32(void* c, int64_t n, const void* bias, const RowSteps* st) {
-  float b = 0, lo, nhi;
-  if (bias) std::memcpy(&b, bias, 4);
-  std::memcpy(&lo, &st->bits[0], 4);
-  std::memcpy(&nhi, &st->bits[2], 4);
-  ClipRun(static_cast<float*>(c), n, bias != nullptr, b, lo, nhi);
+// The Clip's bounds are steps 0 and 2 (MAX with lo, MAX with -hi).
+template <class T>
+void ClipTyped(void* c, int64_t n, const void* bias, const RowSteps* st) {
+  T b = 0, lo, nhi;
+  if (bias) std::memcpy(&b, bias, sizeof(T));
+  std::memcpy(&lo, &st->bits[0], sizeof(T));
+  std::memcpy(&nhi, &st->bits[2], sizeof(T));
+  ClipRun(static_cast<T*>(c), n, bias != nullptr, b, lo, nhi);
 }
-void ClipF64(void* c, int64_t n, const void* bias, const RowSteps* st) {
-  double b = 0, lo, nhi;
-  if (bias) std::memcpy(&b, bias, 8);
-  std::memcpy(&lo, &st->bits[0], 8);
-  std::memcpy(&nhi, &st->bits[2], 8);
-  ClipRun(static_cast<double*>(c), n, bias != nullptr, b, lo, nhi);
-}
+void ClipF32(void* c, int64_t n, const void* bias, const RowSteps* st) { ClipTyped<float>(c, n, bias, st); }
+void ClipF64(void* c, int64_t n, const void* bias, const RowSteps* st) { ClipTyped<double>(c, n, bias, st); }
 
 void MaskF32(void* c, int64_t n, const void* m, const void* z) {
   MaskRun(static_cast<float*>(c), n, static_cast<const float*>(m), *static_cast<const float*>(z));
@@ -221,18 +218,17 @@ std::atomic<int64_t> g_tasks{0}, g_bias_relu_tasks{0}, g_pair_tasks{0}, g_mask_t
 // shared by the threads).
 thread_local bool t_bias_relu = false, t_pair = false, t_mask = false, t_steps = false, t_clip = false;
 
-// The steps MAX(lo), MUL(-1), MAX(-hi), MUL(-1): ClipRun's (and no ReLU).
-bool is_clip(const RowEpilogue& e) {
-  if (e.steps != 4 || e.relu || e.mask >= 0 || !e.step_max[0] || e.step_max[1] || !e.step_max[2] || e.step_max[3])
-    return false;
-  const bool f32 = e.dtype == DType::Float32;
+// The steps MAX(lo), MUL(-1), MAX(-hi), MUL(-1) with lo and -hi neither NaN nor -0: ClipRun's.
+bool is_clip(const RowSteps& st, DType dtype) {
+  if (st.n != 4 || !st.max[0] || st.max[1] || !st.max[2] || st.max[3]) return false;
+  const bool f32 = dtype == DType::Float32;
   const uint64_t minus_one = f32 ? 0xBF800000ull : 0xBFF0000000000000ull;
   const uint64_t minus_zero = f32 ? 0x80000000ull : 0x8000000000000000ull;
   auto plain = [&](uint64_t bits) {  // neither NaN nor -0
     const bool nan = f32 ? (bits & 0x7FFFFFFFull) > 0x7F800000ull : (bits & ~minus_zero) > 0x7FF0000000000000ull;
     return !nan && bits != minus_zero;
   };
-  return e.step_bits[1] == minus_one && e.step_bits[3] == minus_one && plain(e.step_bits[0]) && plain(e.step_bits[2]);
+  return st.bits[1] == minus_one && st.bits[3] == minus_one && plain(st.bits[0]) && plain(st.bits[2]);
 }
 
 bool is_zero(const void* p, DType d) {  // bits of +0 or -0
@@ -286,7 +282,8 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
   }
   if (std::find(pending.begin(), pending.end(), 1) != pending.end()) return false;
   // MAX or MUL of the running value and one element everywhere (a Clip), each rounded to nearest.
-  for (; i < n && r.steps < RowEpilogue::kMaxSteps; ++i) {
+  RowSteps& st = r.steps;
+  for (; i < n && st.n < RowSteps::kMax; ++i) {
     const Instr& ins = prog.code[i];
     if ((ins.op != Op::MAX && ins.op != Op::MUL) || ins.in != d || ins.out != d || ins.nsrc != 2 ||
         (ins.op == Op::MUL && ins.rnd != Round::NearestEven))
@@ -296,12 +293,12 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
     if (other < 0 || other >= L || reads[other] != LeafRead::kScalar || !scalar[other] ||
         prog.leaves[other]->dtype != d)
       break;
-    r.step_max[r.steps] = ins.op == Op::MAX;
-    std::memcpy(&r.step_bits[r.steps], scalar[other], itemsize(d));
-    ++r.steps;
+    st.max[st.n] = ins.op == Op::MAX;
+    std::memcpy(&st.bits[st.n], scalar[other], itemsize(d));
+    ++st.n;
     cur = L + i;
   }
-  if (i + 2 == n && r.steps == 0) {  // ReLU: CMPLT(0, t), then WHERE(that, t, z); or its gradient, CMPLT(0, m)
+  if (i + 2 == n && st.n == 0) {  // ReLU: CMPLT(0, t), then WHERE(that, t, z); or its gradient, CMPLT(0, m)
     const Instr& cmp = prog.code[i];
     const Instr& sel = prog.code[i + 1];
     const int zc = cmp.src[0];
@@ -323,6 +320,10 @@ bool match_row_epilogue(const Program& prog, const std::vector<LeafRead>& reads,
     return false;
   }
   if (prog.result != cur) return false;
+  // (The bias is a one-element add where its leaf reads one element along the run or everywhere.)
+  r.clip = is_clip(st, d) && (r.adds == 0 || (r.adds == 1 && r.leaf2[0] < 0 &&
+                                              (reads[r.leaf[0]] == LeafRead::kScalar ||
+                                               reads[r.leaf[0]] == LeafRead::kRunScalar)));
   *e = r;
   return true;
 }
@@ -343,18 +344,15 @@ void run_row_epilogue(const RowEpilogue& e, void* c, int64_t n, const void* cons
   }
   bool pair[RowEpilogue::kMaxAdds] = {};
   for (int a = 0; a < e.adds; ++a) t_pair |= pair[a] = e.leaf2[a] >= 0;
-  RowSteps st;
-  st.n = e.steps;
-  for (int s = 0; s < e.steps; ++s) st.max[s] = e.step_max[s], st.bits[s] = e.step_bits[s];
-  t_steps |= e.steps > 0;
-  if (is_clip(e) && (e.adds == 0 || (e.adds == 1 && !stream[0] && e.leaf2[0] < 0))) {
+  t_steps |= e.steps.n > 0;
+  if (e.clip) {
     t_clip = true;
-    if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(ClipF32)(c, n, e.adds ? src[0] : nullptr, &st);
-    else HWY_DYNAMIC_DISPATCH(ClipF64)(c, n, e.adds ? src[0] : nullptr, &st);
+    if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(ClipF32)(c, n, e.adds ? src[0] : nullptr, &e.steps);
+    else HWY_DYNAMIC_DISPATCH(ClipF64)(c, n, e.adds ? src[0] : nullptr, &e.steps);
     return;
   }
-  if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(RowF32)(c, n, e.adds, src, stream, pair, e.relu, z, &st);
-  else HWY_DYNAMIC_DISPATCH(RowF64)(c, n, e.adds, src, stream, pair, e.relu, z, &st);
+  if (e.dtype == DType::Float32) HWY_DYNAMIC_DISPATCH(RowF32)(c, n, e.adds, src, stream, pair, e.relu, z, &e.steps);
+  else HWY_DYNAMIC_DISPATCH(RowF64)(c, n, e.adds, src, stream, pair, e.relu, z, &e.steps);
 }
 
 int64_t row_epilogue_tasks() { return g_tasks.load(std::memory_order_relaxed); }

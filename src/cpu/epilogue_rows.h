@@ -10,6 +10,15 @@
 
 namespace maroon::cpu {
 
+// Steps of MAX or MUL with a scalar (RowEpilogue::steps): their count, kind and the scalars' bits
+// (of the program's dtype).
+struct RowSteps {
+  static constexpr int kMax = 4;
+  int n = 0;
+  bool max[kMax] = {};  // MAX; else MUL
+  uint64_t bits[kMax] = {};
+};
+
 // The program t = self + x1 (+ x2 ...), then, with relu, WHERE(CMPLT(0, t), t, z); or
 // WHERE(CMPLT(0, m), self, z) for a leaf m read as a stream (RowEpilogue::mask). An operand
 // x may itself be a sum of two leaves (y + b, added before it joins t): a residual branch's bias
@@ -27,22 +36,15 @@ struct RowEpilogue {
   int mask = -1;
   // After the adds (and instead of a ReLU), steps of MAX or MUL with one element everywhere:
   // ONNX's Clip(t, lo, hi) is MAX(t, lo), then min(., hi) as -MAX(-., -hi), a MUL by -1 each way
-  // (MobileNet's ReLU6). Their scalars' bits, of the program's dtype.
-  static constexpr int kMaxSteps = 4;
-  int steps = 0;
-  bool step_max[kMaxSteps] = {};  // MAX; else MUL
-  uint64_t step_bits[kMaxSteps] = {};
+  // (MobileNet's ReLU6).
+  RowSteps steps;
+  // Those steps are such a Clip, bounds neither NaN nor -0, after at most one add of one element:
+  // run by ClipRun (decided once, by match_row_epilogue).
+  bool clip = false;
 };
 
 // How each leaf of an epilogue's program reads the output's positions.
 enum class LeafRead : uint8_t { kOther, kSelf, kScalar, kRunScalar, kStream, kRowStream };
-
-// A RowEpilogue's steps as the SIMD code takes them.
-struct RowSteps {
-  int n = 0;
-  bool max[RowEpilogue::kMaxSteps] = {};
-  uint64_t bits[RowEpilogue::kMaxSteps] = {};
-};
 
 // Whether prog is such a program over leaves read as `reads` says (the product kSelf; kScalar:
 // one element everywhere, at scalar[l]; kRunScalar: one element along a run; kStream: the
