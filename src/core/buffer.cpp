@@ -2,6 +2,7 @@
 // training step are the pages of the previous one instead of newly faulted ones.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
@@ -163,6 +164,8 @@ size_t checked_capacity(DType d, int64_t n) {
                     "): more than this machine can address");
 }
 
+std::atomic<bool> g_poison{false};  // set_buffer_poison
+
 // Live buffer bytes and their high-water mark (buffer_peak_bytes()).
 std::atomic<uint64_t> g_live{0}, g_peak{0};
 
@@ -178,6 +181,7 @@ void count_live(size_t bytes) {
 uint64_t buffer_fresh_bytes() { return Cache::get().fresh(); }
 uint64_t buffer_populate_pieces() { return g_populate_pieces.load(std::memory_order_relaxed); }
 uint64_t buffer_peak_bytes() { return g_peak.load(std::memory_order_relaxed); }
+void set_buffer_poison(bool on) { g_poison.store(on, std::memory_order_relaxed); }
 void reset_buffer_peak() { g_peak.store(g_live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 Buffer::Buffer(DType d, int64_t n) : dtype(d), count(n), capacity_(checked_capacity(d, n)) {
@@ -189,6 +193,7 @@ Buffer::Buffer(DType d, int64_t n) : dtype(d), count(n), capacity_(checked_capac
   }
   count_buffer_bytes(static_cast<int64_t>(capacity_));  // GlobalCounters.mem_used
   count_live(capacity_);
+  if (g_poison.load(std::memory_order_relaxed)) std::memset(mem_, 0xA5, capacity_);
 }
 
 Buffer::~Buffer() {

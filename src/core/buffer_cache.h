@@ -18,4 +18,9 @@ uint64_t buffer_populate_pieces();
 uint64_t buffer_peak_bytes();
 void reset_buffer_peak();
 
+// For tests: while on, every buffer's bytes are filled with a pattern (0xA5) when it is made, so
+// that an output element a kernel fails to write shows (a freed block is reused by the next
+// buffer of its size class, which in the harness's repeated runs already held the right bytes).
+void set_buffer_poison(bool on);
+
 }  // namespace maroon

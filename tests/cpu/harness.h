@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend_settings.h"
+#include "core/buffer_cache.h"
 #include "maroon/backend.h"
 #include "maroon/settings.h"
 #include "util.h"
@@ -66,9 +67,15 @@ inline std::vector<std::string> targets_to_test() {
 
 // Builds the graph anew for each backend (realized nodes keep their results) and compares. With
 // `ran`, called after each CPU backend run with its target and thread count (a path check).
+// Every buffer made while it is checked starts as a pattern (set_buffer_poison), so an output
+// element a kernel never writes cannot pass by holding an earlier run's right bytes.
 inline void check(const std::string& what, const std::function<Tensor()>& build,
                   const std::function<void(const std::string&, int)>& ran = nullptr) {
   BackendSettings keep;
+  struct Poison {
+    Poison() { set_buffer_poison(true); }
+    ~Poison() { set_buffer_poison(false); }
+  } poison;
   set_backend(Backend::Ref);
   const std::vector<uint8_t> want = build().bytes();
   set_backend(Backend::Cpu);
