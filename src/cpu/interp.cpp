@@ -16,6 +16,7 @@
 #include "cpu/fill_simd.h"
 #include "cpu/kernel.h"
 #include "cpu/pad_copy.h"
+#include "cpu/select_copy.h"
 #include "cpu/run_cursor.h"
 #include "cpu/threads.h"
 #include "cpu/view_runs.h"
@@ -761,6 +762,8 @@ void run_elementwise(Node& out, const Program* given, const std::vector<Node*>& 
   const Program& prog = given ? *given : built;
   // A padded view times 1: rows and borders (pad_copy.cpp), for a kernel of one output.
   if (also.empty() && try_pad_copy(out, prog)) return;
+  // A stack's WHERE chain over its slots: each source copied into its slot (select_copy.cpp).
+  if (also.empty() && try_select_copy(out, prog)) return;
   std::vector<LeafMap> maps;
   maps.reserve(prog.leaves.size());
   for (const Node* l : prog.leaves) maps.emplace_back(l);
