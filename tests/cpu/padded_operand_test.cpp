@@ -44,6 +44,9 @@ const std::vector<Case>& cases() {
       {"dilation 2 padding 2", 2, 6, 8, 12, 12, 3, {1}, {2}, {2}},
       {"groups 2 padding 1", 2, 8, 16, 10, 10, 3, {1}, {1}, {1}, 2},
       {"a ResNet layer's shape", 4, 16, 16, 16, 16, 3, {1}, {1}, {1}},
+      {"20 output channels (6-row tiles and their edge)", 2, 8, 20, 16, 16, 3, {1}, {1}, {1}},
+      {"a 4x4 image (the narrow tile)", 1, 4, 8, 4, 4, 3, {1}, {1}, {1}},
+      {"an 8-wide image (two rows a vector)", 2, 8, 16, 8, 8, 3, {1}, {1}, {1}},
   };
   return all;
 }
