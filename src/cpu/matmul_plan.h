@@ -86,5 +86,8 @@ int64_t matmul_reordered_copies();
 // How many operands were read over a copy of their padded bottom view (conv2d with padding;
 // matmul_plan.cpp, padded_base), in this process (for the harness).
 int64_t matmul_padded_bases();
+// How many of those, padded in more than their bottom view (conv_transpose2d), were written a
+// view at a time by the plane copier (matmul_plan.cpp's padded_levels), in this process.
+int64_t matmul_padded_levels();
 
 }  // namespace maroon::cpu

@@ -86,7 +86,8 @@ TEST(CpuPaddedOperand, WeightGradientOfAPaddedConv2d) {
 }
 
 // conv_transpose2d: the input spread by the stride (a masked view), padded (another), then the
-// windows: the copy is of the two lower views (copy_dense), the windows read in place over it.
+// windows: the copy is of the two lower views, written a view at a time by the plane copier
+// (padded_levels), the windows read in place over it.
 TEST(CpuPaddedOperand, ConvTransposeReadsACopyOfItsSpreadInput) {
   for (bool fused : {false, true})
     for (int64_t pad : {0, 1})
@@ -99,7 +100,7 @@ TEST(CpuPaddedOperand, ConvTransposeReadsACopyOfItsSpreadInput) {
         }
         const FusedScope products(fused);
         return x.conv_transpose2d(w, std::nullopt, 1, {2}, {1}, {pad});
-      }, padded, "read a copy of the spread input");
+      }, [] { return cpu::matmul_padded_levels(); }, "write the spread input a view at a time");
 }
 
 // Where the windows do not merge into one view over the copy (a padded column broadcast, then
