@@ -7,5 +7,8 @@ namespace maroon::cpu {
 
 // Realizes a GATHER node from its realized sources.
 void run_gather(Node& n);
+// How many gathers ran as rows of one element remapped by a table of the axis's offsets (the
+// index depending on the position along the last axis alone: interpolate's), in this process.
+int64_t gather_last_axis_remaps();
 
 }  // namespace maroon::cpu
