@@ -179,13 +179,16 @@ bool remap_last_axis(const Rows& g, Node& n) {
   for (size_t d = 0; d < A; ++d)
     if (n.shape[d] != 1 && vi.strides[d] != 0) return false;  // the index varies with the row
   const int64_t len = n.shape[A], size = g.x.shape[A];
+  const int64_t rows = g.rows / len;  // rows of the axes before A
+  // The table pays where rows share it; a gather of one long row (a 1-D x[idx]) keeps copy_rows,
+  // which streams it in parallel tasks without a table as large as its index.
+  if (rows < 2 || len > kTaskBytes) return false;
   std::vector<int64_t> off(static_cast<size_t>(len));
   const uint8_t* idx = g.ix.buffer->bytes();
   for (int64_t j = 0; j < len; ++j) {
     const int64_t pos = gather_position(load_bits(idx, vi.offset + j * vi.strides[A], itemsize(g.ix.dtype)), g.ix.dtype, size);
     off[static_cast<size_t>(j)] = pos < 0 ? kNoElement : pos * vx.strides[A];
   }
-  const int64_t rows = g.rows / len;  // rows of the axes before A
   std::vector<int64_t> base(static_cast<size_t>(rows));
   std::vector<int64_t> c(n.shape.size(), 0);
   for (int64_t q = 0; q < rows; ++q) {  // each row's first element of x, by counting up

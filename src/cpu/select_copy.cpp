@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <vector>
 
 #include "cpu/threads.h"
@@ -39,13 +38,6 @@ bool slot_mask(const Node& leaf, const Shape& shape, int64_t i) {
     if (v->strides[d] != 0) return false;
   const int64_t at = v->offset + i * v->strides[0];
   return at >= 0 && at < leaf.buffer->count && leaf.buffer->bytes()[at] != 0;
-}
-
-// n elements a stride apart (in elements of width T) from src to dst.
-template <class T>
-void copy_strided(const uint8_t* src, int64_t stride, int64_t n, uint8_t* dst) {
-  T* o = reinterpret_cast<T*>(dst);
-  for (int64_t k = 0; k < n; ++k) std::memcpy(o + k, src + k * stride * static_cast<int64_t>(sizeof(T)), sizeof(T));
 }
 
 // Axes 1.. of view v as (extent, stride) pairs, outermost first, with the axes of extent 1
@@ -136,13 +128,8 @@ void copy_slot(const View& v, int64_t i, const uint8_t* src, size_t sz, uint8_t*
     }
     return at;
   };
-  auto copy_row = [&](const uint8_t* s, int64_t n, uint8_t* o) {
-    if (step == 1 || n == 1) std::memcpy(o, s, static_cast<size_t>(n) * sz);
-    else if (sz == 4) copy_strided<uint32_t>(s, step, n, o);
-    else if (sz == 8) copy_strided<uint64_t>(s, step, n, o);
-    else if (sz == 2) copy_strided<uint16_t>(s, step, n, o);
-    else copy_strided<uint8_t>(s, step, n, o);
-  };
+  // A row (at most kTaskElements elements) through the kernels' strided copier (kernel.h).
+  auto copy_row = [&](const uint8_t* s, int64_t n, uint8_t* o) { copy_strided(s, sz, step, static_cast<int>(n), o); };
   if (row < kShortRow && na > 1 && copy_blocks(ax, base, src, sz, dst)) return;
   if (row > kTaskElements) {  // long rows (a contiguous source is one): pieces of them a task
     const int64_t pieces = (row + kTaskElements - 1) / kTaskElements;
@@ -157,11 +144,13 @@ void copy_slot(const View& v, int64_t i, const uint8_t* src, size_t sz, uint8_t*
   parallel_for((rows + per_task - 1) / per_task, [&](int64_t t) {
     const int64_t r0 = t * per_task, r1 = std::min(rows, r0 + per_task);
     std::vector<int64_t> c(na, 0);  // row r0's coordinates along the outer axes, then counted up
+    int64_t at = base;              // and its first element
     for (int64_t q = r0, d = static_cast<int64_t>(na) - 2; d >= 0; --d) {
-      c[static_cast<size_t>(d)] = q % ax[static_cast<size_t>(d)].first;
-      q /= ax[static_cast<size_t>(d)].first;
+      const size_t k = static_cast<size_t>(d);
+      c[k] = q % ax[k].first;
+      q /= ax[k].first;
+      at += c[k] * ax[k].second;
     }
-    int64_t at = row_at(r0);
     for (int64_t r = r0; r < r1; ++r) {
       copy_row(src + at * static_cast<int64_t>(sz), row, dst + static_cast<size_t>(r * row) * sz);
       for (int64_t d = static_cast<int64_t>(na) - 2; d >= 0; --d) {  // the next row
