@@ -657,17 +657,19 @@ inline int64_t ColumnRuns(const int64_t* idx, int64_t n) {
 }
 
 // Whether a task reads A in place (MicroA) instead of packing it: only where each element of
-// a packed panel would be read by a single tile (one column panel), and k runs through A in
-// runs (its first four k adjacent) but not in one line (a row-major A keeps its packed panels):
-// conv2d's weight gradient computed transposed, whose A is the im2col matrix (rows (cin, ky,
-// kx), k (image, oy, ox) in runs along output rows). Packed, the copy of every element
-// (PackARows) was a fifth of beautiful_mnist's second-layer weight gradient (fused, one thread:
-// 123 -> 89 ms with A in place; 66 -> 54 ms on two threads). A forward conv's rows of three
-// (PackASpan's panels) measured the same either way on the ONNX CNN and ResNet, and keep their
-// packing. The path never changes a bit.
-inline bool AInPlace(const GemmArgs& g, int64_t np) {
-  return np == 1 && g.K >= 64 && g.kA[3] == g.kA[0] + 3 && g.kA[g.K - 1] - g.kA[0] != g.K - 1;
-}
+// a packed panel would be read by a single tile (one column panel) and k runs through A in runs
+// (its first four k adjacent). First for conv2d's weight gradient computed transposed, whose A
+// is the im2col matrix (rows (cin, ky, kx), k (image, oy, ox) in runs along output rows):
+// packed, the copy of every element (PackARows) was a fifth of beautiful_mnist's second-layer
+// weight gradient (fused, one thread: 123 -> 89 ms with A in place; 66 -> 54 ms on two threads).
+// Then a row-major A too (session 32): the ONNX transformer's x @ W of 64 columns (its second
+// FFN layer, K 256, and the attention's output projection), whose packing was 5% of a fused run
+// (`perf`): 7.69 -> 7.44 ms fused, 9.63 -> 9.41 default (one thread, median of alternating
+// rounds); the CNN, ResNet, MobileNet and the MNIST MLP measured the same either way. A forward
+// conv's rows of three (PackASpan's panels) measured the same either way on the ONNX CNN and
+// ResNet, and keep their packing (their first four k are not adjacent). The path never changes
+// a bit.
+inline bool AInPlace(const GemmArgs& g, int64_t np) { return np == 1 && g.K >= 64 && g.kA[3] == g.kA[0] + 3; }
 
 template <class T, int kMR, int NV, MicroFn<T> Micro, MicroFn<T> MicroDirect, EdgeFn<T> Edge = nullptr,
           MicroAFn<T> MicroA = nullptr>

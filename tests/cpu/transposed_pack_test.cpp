@@ -95,9 +95,41 @@ TEST(CpuBackend, TwelveAndFourRowPanelsPackedInRegisters) {
             Tensor w = near_one_tensor(DType::Float32, {s[1], s[2]}, seed + 1, specials);
             return x.matmul(w);
           },
-          [] { return cpu::gemm_register_a_panels(); }, "pack A through registers", {"avx2", "avx512"});
+          [] { return cpu::gemm_register_a_panels(); }, "pack A through registers",
+          // K of 64 or more in one column panel: AVX-512 reads A in place (RowMajorAReadInPlace).
+          s[1] < 64 ? std::vector<std::string>{"avx2", "avx512"} : std::vector<std::string>{"avx2"});
     }
   if (checked == 0) GTEST_SKIP() << "no AVX2 on this machine: compared, path not checked";
+}
+
+// A row-major A read in place by the tiles (gemm.cpp's AInPlace) wherever a task has one column
+// panel and K is at least 64: the ONNX transformer's x @ W of 64 columns. On AVX-512 (float32,
+// its MicroA tiles) every run must take it: x @ w and x @ w.T, rows past the last whole tile
+// (the tile's extra rows read the last row again), K across the 16-k and the k-block boundaries,
+// specials in round-up, and the FMA tiles (fused); elsewhere compared only.
+TEST(CpuBackend, RowMajorAReadInPlace) {
+  const int64_t shapes[][3] = {{200, 64, 64}, {171, 300, 64}, {250, 97, 64}};
+  int checked = 0;
+  for (const auto& s : shapes)
+    for (int mode = 0; mode < 3; ++mode) {  // default; round-up with specials; fused
+      const bool specials = mode == 1, fused = mode == 2;
+      const std::string tag = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
+                              (specials ? " round-up with specials" : fused ? " fused" : "");
+      const uint64_t seed = static_cast<uint64_t>(s[0] * 5 + s[1] * 3 + s[2]);
+      for (bool transposed : {false, true})
+        checked += check_path_on(
+            (transposed ? "x @ w.T float32 " : "x @ w float32 ") + tag,
+            [&] {
+              Tensor x = near_one_tensor(DType::Float32, {s[0], s[1]}, seed, specials);
+              Tensor w = transposed ? near_one_tensor(DType::Float32, {s[2], s[1]}, seed + 1, specials).permute({1, 0})
+                                    : near_one_tensor(DType::Float32, {s[1], s[2]}, seed + 1, specials);
+              RoundingScope scope(specials ? Round::Up : Round::NearestEven);
+              const FusedScope products(fused);
+              return x.matmul(w);
+            },
+            [] { return cpu::gemm_a_in_place_tasks(); }, "read A in place", {"avx512"});
+    }
+  if (checked == 0) GTEST_SKIP() << "no AVX-512 on this machine: compared, path not checked";
 }
 
 // Products narrower than 16 columns with at least 64 rows (a classifier's logits, h @ w.T + b)
