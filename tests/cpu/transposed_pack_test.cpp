@@ -132,12 +132,12 @@ TEST(CpuBackend, RowMajorAReadInPlace) {
   if (checked == 0) GTEST_SKIP() << "no AVX-512 on this machine: compared, path not checked";
 }
 
-// Products narrower than 16 columns with at least 64 rows (a classifier's logits, h @ w.T + b)
+// Products narrower than 16 columns with at least 16 rows (a classifier's logits, h @ w.T + b)
 // are computed transposed (try_matmul): the few columns become rows. x @ w and x @ w.T, with
 // and without a bias in the epilogue, float32 and float64, specials, two rounding modes, 2 to 15
 // columns, one and several row blocks of the transposed product; each run must take that path.
 TEST(CpuBackend, NarrowProductComputedTransposed) {
-  const int64_t shapes[][3] = {{128, 512, 10}, {100, 50, 15}, {200, 20, 2}, {64, 300, 7}};
+  const int64_t shapes[][3] = {{128, 512, 10}, {100, 50, 15}, {200, 20, 2}, {64, 300, 7}, {32, 2048, 10}, {24, 300, 5}};
   for (DType d : {DType::Float32, DType::Float64})
     for (const auto& s : shapes)
       for (Round r : {Round::NearestEven, Round::Up}) {
