@@ -1169,7 +1169,7 @@ class ReduceTask {
 }  // namespace
 
 void run_reduce(Node& out) {
-  if (try_view_fold(out) || try_run_major_reduce(out)) return;
+  if (try_view_fold(out) || try_run_major_reduce(out) || try_column_fold(out)) return;
   const ReducePlan plan(out);
   auto buf = std::make_shared<Buffer>(plan.d, plan.O);
   parallel_for(plan.O == 0 ? 0 : (plan.O + plan.to - 1) / plan.to, [&](int64_t task) {

@@ -210,6 +210,12 @@ int64_t view_fold_prefix_runs();  // of those, how many folded each row as runni
 // (run_major_reduce.cpp). False if the pattern differs; then nothing was computed. run_reduce
 // tries it after try_view_fold.
 bool try_run_major_reduce(Node& out);
+// A reduction (ADD, MUL or MAX of float32, float64, int32 or uint32) of one realized buffer read
+// through an affine view whose kept axes run through at least 64 outputs one apart (a column
+// sum, x.sum(0)): each block of outputs folds the rows in place (column_fold.cpp). False if the
+// pattern differs; then nothing was computed. run_reduce tries it after try_run_major_reduce.
+bool try_column_fold(Node& out);
+int64_t column_fold_runs();  // how many reductions it has computed in this process (for the harness)
 int64_t run_major_reduce_runs();  // how many sums it has computed in this process (for the harness)
 // Of those, how many folded some of their values in place in their leaf (a plain sum's).
 int64_t run_major_reduce_in_place_runs();
