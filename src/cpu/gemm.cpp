@@ -664,8 +664,9 @@ inline int64_t ColumnRuns(const int64_t* idx, int64_t n) {
 // weight gradient (fused, one thread: 123 -> 89 ms with A in place; 66 -> 54 ms on two threads).
 // Then a row-major A too (session 32): the ONNX transformer's x @ W of 64 columns (its second
 // FFN layer, K 256, and the attention's output projection), whose packing was 5% of a fused run
-// (`perf`): 7.69 -> 7.44 ms fused, 9.63 -> 9.41 default (one thread, median of alternating
-// rounds); the CNN, ResNet, MobileNet and the MNIST MLP measured the same either way. A forward
+// (`perf`): fused 8.10 / 8.45 -> 7.72 / 8.27 ms (min / median of 14 alternating rounds, one
+// thread), default 10.51 / 10.67 -> 10.03 / 10.47 (8 rounds); the CNN, ResNet, MobileNet, the
+// MNIST MLP and the MNIST CNN's training measured the same either way. A forward
 // conv's rows of three (PackASpan's panels) measured the same either way on the ONNX CNN and
 // ResNet, and keep their packing (their first four k are not adjacent). The path never changes
 // a bit.
