@@ -52,28 +52,32 @@ struct Columns {
   std::vector<int64_t> rshape, rstride;  // the reduced axes (size > 1), outermost first
 };
 
-// The source's affine view: its kept axes run through the outputs one apart (their strides those
-// of a row-major block ending in stride 1), in the outputs' order; the reduced axes may lie
-// anywhere, and the fold visits their coordinates in row-major order, as the generic fold does.
-bool plan_columns(const Node& out, const LeafMap& m, Columns* c) {
+// The source's single unmasked view: its kept axes run through the outputs one apart (their
+// strides those of a row-major block ending in stride 1), in the outputs' order; the reduced axes
+// may lie anywhere, and the fold visits their coordinates in row-major order, as the generic fold
+// does. Read from the view itself: a LeafMap of a stack would build its index table here for
+// nothing (the generic fold builds its own).
+bool plan_columns(const Node& out, const ShapeTracker& view, Columns* c) {
   const Shape& in = out.src[0]->shape;
-  if (!m.affine || m.strides.size() != in.size()) return false;
+  if (view.views().size() != 1 || view.views()[0].has_mask()) return false;
+  const View& v = view.views()[0];
+  if (v.strides.size() != in.size()) return false;
   std::vector<bool> red(in.size(), false);
   for (int64_t a : out.arg.ints) red[static_cast<size_t>(a)] = true;
   int64_t expect = 1;
   for (size_t a = in.size(); a-- > 0;) {
     if (in[a] == 1) continue;
     if (!red[a]) {
-      if (m.strides[a] != expect) return false;
+      if (v.strides[a] != expect) return false;
       expect *= in[a];
       c->O *= in[a];
     } else {
       c->rshape.insert(c->rshape.begin(), in[a]);
-      c->rstride.insert(c->rstride.begin(), m.strides[a]);
+      c->rstride.insert(c->rstride.begin(), v.strides[a]);
       c->R *= in[a];
     }
   }
-  c->first = m.offset;
+  c->first = v.offset;
   return c->O >= kVec && c->R >= 2;
 }
 
@@ -82,13 +86,11 @@ bool plan_columns(const Node& out, const LeafMap& m, Columns* c) {
 bool try_column_fold(Node& out) {
   if (out.op != Op::REDUCE || out.src.empty()) return false;
   const Node& src = *out.src[0];
-  if (!src.realized || !src.buffer || src.dtype != out.dtype) return false;
+  if (!src.realized || !src.buffer || src.dtype != out.dtype || numel(out.shape) < kVec) return false;
   const FastReduceFn fold = fast_reduce(out.arg.reduce_op, out.dtype);
-  if (!fold) return false;
-  const LeafMap m(&src);
   Columns c;
   const size_t sz = itemsize(out.dtype);
-  if (!plan_columns(out, m, &c) || !fold_exact(fold, sz)) return false;
+  if (!fold || !plan_columns(out, src.view, &c) || !fold_exact(fold, sz)) return false;
   const int64_t block = std::min(kMaxBlock, std::max(kMinBlock, ((c.O + 3) / 4 + kVec - 1) / kVec * kVec));
   const uint64_t identity = ref::reduce_identity(out.arg.reduce_op, out.dtype);
   const bool hw_round = op_info(combiner(out.arg.reduce_op)).rounds && out.rnd != Round::NearestEven;

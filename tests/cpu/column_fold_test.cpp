@@ -9,6 +9,7 @@
 // stride 0). A reduction whose outputs are not adjacent (a row sum) is left to the other folds.
 #include <gtest/gtest.h>
 
+#include "core/ops.h"
 #include "cpu/kernel.h"
 #include "harness.h"
 #include "maroon/primitives.h"
@@ -55,9 +56,8 @@ TEST(CpuColumnFold, LeadingAxisReductionsBitExact) {
         if (d == DType::Float32 && op != ReduceOp::MAX) modes = {Round::NearestEven, Round::Down, Round::Up, Round::TowardZero};
         for (Round r : modes) {
           const uint64_t seed = 7100 + static_cast<uint64_t>(n++);
-          const char* ops[] = {"ADD", "MUL", "MAX"};
-          check_path(std::string("column fold ") + c.what + " " + ops[static_cast<int>(op == ReduceOp::MUL) + 2 * (op == ReduceOp::MAX)] +
-                         " " + std::string(dtype_name(d)) + " " + std::string(round_name(r)),
+          check_path(std::string("column fold ") + c.what + " " + std::string(reduce_op_name(op)) + " " +
+                         std::string(dtype_name(d)) + " " + std::string(round_name(r)),
                      [&] {
                        Tensor x = source(c, d, seed);
                        RoundingScope scope(r);
