@@ -345,13 +345,21 @@ bool set_idle_work(std::function<IdleWork()> piece) {
 
 void clear_idle_work() { Pool::get().clear_idle(); }
 
+namespace {
+std::atomic<int> g_reserved{0};
+}  // namespace
+
+void reserve_threads(int delta) { g_reserved.fetch_add(delta, std::memory_order_relaxed); }
+int reserved_threads() { return g_reserved.load(std::memory_order_relaxed); }
+
 int64_t long_spins() { return g_long_spins.load(std::memory_order_relaxed); }
 
 void idle_work_ready() { Pool::get().idle_ready(); }
 
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn, Round r) {
   if (n <= 0) return;
-  int threads = static_cast<int>(std::min<int64_t>(num_threads(), n));
+  const int usable = std::max(1, num_threads() - g_reserved.load(std::memory_order_relaxed));
+  int threads = static_cast<int>(std::min<int64_t>(usable, n));
   RoundRestore restore;
   set_hw_round(r);
   if (threads <= 1 || t_in_pool) {

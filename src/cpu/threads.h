@@ -30,6 +30,16 @@ void clear_idle_work();
 // There is new idle work: a worker that found none, or sleeps, takes it up.
 void idle_work_ready();
 
+// Holds `delta` more (or, negative, fewer) of the pool's threads out of parallel regions; the
+// caller always runs, so a region runs on max(1, num_threads() - reserved) threads. Run
+// (src/verify) holds one while its hashing thread runs beside a busy process: there the two
+// compute threads and the hasher are three runnable threads on two cores, the OS preempts a
+// worker inside a region, the caller waits for it, and the two-thread epoch was slower than the
+// one-thread one (docs/performance/threads.md). Which thread runs a task never changes a bit.
+void reserve_threads(int delta);
+// Tests only: the threads held out now.
+int reserved_threads();
+
 // Tests only: how many times a pool worker went on spinning past the short spin (spin_policy.h)
 // since the process started.
 int64_t long_spins();

@@ -137,6 +137,14 @@ struct Run::Impl {
   // Auto with the pool's idle time: a hashing thread too, and per state, who hashes it.
   bool switching = false;
   std::atomic<bool> to_thread{false};  // written under mu
+  // While the thread hashes (the process is short of cores), one pool thread is held out of the
+  // step's regions (cpu::reserve_threads).
+  bool reserving = false;
+  void reserve(bool on) {
+    if (on == reserving) return;
+    cpu::reserve_threads(on ? 1 : -1);
+    reserving = on;
+  }
   std::optional<CpuShare> share;
   std::function<bool(int64_t)> forced;  // hashing_override() at begin()
   RunOptions::Hashing mode = RunOptions::Hashing::Auto;  // what begin() chose
@@ -441,6 +449,7 @@ struct Run::Impl {
       }
       if (wake) cv.notify_all();
       if (thread) hashing_counts().to_thread.fetch_add(1, std::memory_order_relaxed);
+      reserve(thread);
       if (!thread) {
         cpu::idle_work_ready();
         help_while([&] { return unhashed > kPooledUnhashed + paired_unhashed(); });
@@ -497,6 +506,7 @@ struct Run::Impl {
 
   void shutdown() {
     if (pooled) cpu::clear_idle_work(), pooled = false;  // no piece runs after this
+    reserve(false);
     if (worker.joinable()) {
       {
         std::lock_guard<std::mutex> lk(mu);

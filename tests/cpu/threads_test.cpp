@@ -107,6 +107,46 @@ TEST(ThreadPool, TasksOfABlockedThreadsRangeAreStolen) {
   }
 }
 
+// A thread held out (cpu::reserve_threads, Run's hashing thread beside a busy process): with 2
+// threads every task of a region runs on the caller; with 3 two threads still share a region
+// (task 0 blocks until another thread has run the rest: one thread alone would time out).
+TEST(ThreadPool, AReservedThreadSitsOutRegions) {
+  ThreadsGuard g;
+  auto slow_region = [](int64_t n) {  // the threads that ran n tasks of ~100 us each
+    std::vector<std::thread::id> ran(n);
+    cpu::parallel_for(
+        n,
+        [&](int64_t t) {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          ran[t] = std::this_thread::get_id();
+        },
+        Round::NearestEven);
+    return ran;
+  };
+  set_num_threads(2);
+  cpu::reserve_threads(1);
+  EXPECT_EQ(cpu::reserved_threads(), 1);
+  for (int i = 0; i < 20; ++i)
+    for (std::thread::id id : slow_region(32)) ASSERT_EQ(id, std::this_thread::get_id()) << "region " << i;
+  set_num_threads(3);
+  std::atomic<int64_t> others{0};
+  bool timed_out = false;
+  cpu::parallel_for(
+      8,
+      [&](int64_t t) {
+        if (t != 0) return void(others.fetch_add(1));
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (others.load() < 7 && !timed_out) timed_out = std::chrono::steady_clock::now() > deadline;
+      },
+      Round::NearestEven);
+  cpu::reserve_threads(-1);
+  EXPECT_FALSE(timed_out) << "3 threads with one held out ran a region on one thread";
+  EXPECT_EQ(cpu::reserved_threads(), 0);
+  run_regions(2, 200, 0);  // and back to both threads
+}
+
 // Idle work (cpu::set_idle_work, Run's pooled hashing): only with a worker and one at a time; the
 // first worker runs every piece, never the caller, while back-to-back regions still run each task
 // once (urgent pieces first: the caller runs the regions alone meanwhile).

@@ -301,8 +301,15 @@ TEST(VerifyRun, SwitchingHashingGivesTheInlineRecordBitForBit) {
       for (int64_t s = 0; s <= 11; ++s) handed += sc.to_thread(s);
       set_hashing_override(sc.to_thread);
       std::string rec = dir + "/" + sc.name + std::to_string(threads) + ".run.json";
-      Hashed h = run_hashing(rec, RunOptions::Hashing::Pool, true, 11, 3);
+      // While the thread hashes, one pool thread sits out the step's regions (reserve_threads):
+      // after state s was handed over, before step s + 1.
+      int64_t wrong_reserve = 0;
+      Hashed h = run_hashing(rec, RunOptions::Hashing::Pool, true, 11, 3, [&](int64_t next) {
+        wrong_reserve += cpu::reserved_threads() != (sc.to_thread(next - 1) ? 1 : 0);
+      });
       set_hashing_override(nullptr);
+      EXPECT_EQ(wrong_reserve, 0) << rec << ": steps whose regions held the wrong number of threads out";
+      EXPECT_EQ(cpu::reserved_threads(), 0) << rec << ": finish() left pool threads held out";
       EXPECT_EQ(h.took, RunOptions::Hashing::Auto) << rec;  // chose per state
       EXPECT_EQ(c.to_thread.load() - s0, handed) << rec << ": the states handed to the thread";
       EXPECT_GT(c.thread.load(), t0) << rec << ": the thread hashed nothing";
@@ -312,6 +319,25 @@ TEST(VerifyRun, SwitchingHashingGivesTheInlineRecordBitForBit) {
         EXPECT_EQ(sha256(io::read_file(resolve(rec, ck.path), "test")), h.whole.states.at(ck.step)) << ck.path;
     }
   }
+}
+
+// A run dropped mid-way (an exception in the training loop) gives the held pool thread back.
+TEST(VerifyRun, ADroppedRunGivesItsHeldPoolThreadBack) {
+  RunThreadsGuard g;
+  std::string dir = verifytest::scratch("dropped");
+  set_num_threads(2);
+  set_hashing_override([](int64_t) { return true; });
+  TestJob j(data(), "mlp", 8);
+  RunOptions o{dir + "/dropped.run.json", 6, 3, "test", "", "", true};
+  o.hashing = RunOptions::Hashing::Pool;
+  {
+    verify::Run run(j.job(), j.binding(), o);
+    run.begin();
+    run.commit(j.step(1));
+    EXPECT_EQ(cpu::reserved_threads(), 1) << "the thread hashes: one pool thread sits out";
+  }
+  set_hashing_override(nullptr);
+  EXPECT_EQ(cpu::reserved_threads(), 0) << "a dropped run left a pool thread held out";
 }
 
 // CpuShare: a process that slept through a window got less than its cores; with no cores to
