@@ -4,7 +4,8 @@
 // blocks, k from 1 to 160, A transposed, batches, output columns scattered (written through the
 // scratch tile) and the same product computed transposed, a bias and ReLU epilogue; NaN,
 // infinities, signed zeros and subnormals; every rounding mode. N is a multiple of 16, a whole
-// number of vectors on every target, so each case also checks that the path ran.
+// number of vectors on every target, so each case also checks that the path ran; on AVX-512
+// two-vector panels must run the tall 8-row tile.
 #include <gtest/gtest.h>
 
 #include "cpu/gemm_direct.h"
@@ -75,6 +76,25 @@ TEST(CpuBackend, MatmulDirect) {
       RoundingScope scope(r);
       return x.matmul(w).add(b).relu();
     });
+  // Two vectors of columns (32 on AVX-512) run the tall 8-row tile: whole tiles (32 rows), a
+  // last tile of 6 live rows (30), the 32-column panel after a 64-column one (96), fused and not.
+  const int64_t tall[][3] = {{32, 32, 32}, {30, 50, 32}, {44, 20, 96}};
+  for (const auto& s : tall)
+    for (bool fused : {false, true})
+      for (Round r : {Round::NearestEven, Round::Up}) {
+        const std::string what = std::string(fused ? "fused " : "") + "two-vector tile " +
+                                 shape_tag(DType::Float32, s[0], s[1], s[2], r);
+        check_path_on(
+            what,
+            [&] {
+              Tensor x = near_one_tensor(DType::Float32, {s[0], s[1]}, 31, true);
+              Tensor y = near_one_tensor(DType::Float32, {s[1], s[2]}, 32, true);
+              RoundingScope scope(r);
+              return x.matmul(y, std::nullopt, fused);
+            },
+            [] { return cpu::gemm_direct_tall_tasks(); }, "run the tall tile",
+            {"avx512"});  // where two vectors are 32 columns
+      }
   std::printf("matmul read in place: %d backend runs equal to the reference\n", g_runs - runs_before);
 }
 
