@@ -1,6 +1,7 @@
 // CpuShare and the hashing test hooks (hashing.h).
 #include "verify/hashing.h"
 
+#include <atomic>
 #include <ctime>
 #include <mutex>
 #include <thread>
@@ -47,6 +48,15 @@ bool CpuShare::short_of_cores() {
   return short_;
 }
 
+bool BusyTime::busy() {
+  const auto now = std::chrono::steady_clock::now();
+  if (started_ && now - wall0_ < CpuShare::kWindow) return busy_;
+  const int64_t ns = ns_.load(std::memory_order_relaxed);
+  if (started_) busy_ = 2 * (ns - ns0_) >= std::chrono::duration_cast<std::chrono::nanoseconds>(now - wall0_).count();
+  started_ = true, wall0_ = now, ns0_ = ns;
+  return busy_;
+}
+
 void set_hashing_override(std::function<bool(int64_t)> to_thread) {
   std::lock_guard<std::mutex> g(g_override_mu);
   g_override = std::move(to_thread);
@@ -56,6 +66,13 @@ std::function<bool(int64_t)> hashing_override() {
   std::lock_guard<std::mutex> g(g_override_mu);
   return g_override;
 }
+
+namespace {
+std::atomic<int> g_busy_override{-1};
+}  // namespace
+
+void set_hasher_busy_override(int busy) { g_busy_override.store(busy, std::memory_order_relaxed); }
+int hasher_busy_override() { return g_busy_override.load(std::memory_order_relaxed); }
 
 HashingCounts& hashing_counts() {
   static HashingCounts c;

@@ -39,12 +39,34 @@ class CpuShare {
   int64_t cpu0_ns_ = 0;
 };
 
+// Whether a thread was busy for at least half of the last window (>= CpuShare::kWindow): the
+// thread adds the time of each piece of work as it ends (add(), from any thread), one other
+// thread asks (busy()). Run holds a pool thread out only while its hashing thread is busy.
+class BusyTime {
+ public:
+  void add(std::chrono::nanoseconds t) { ns_.fetch_add(t.count(), std::memory_order_relaxed); }
+  // Starts a window on the first call (false); then once a window has passed: whether the work
+  // added in it took half its wall time or more (and a new window starts), else the last answer.
+  bool busy();
+
+ private:
+  std::atomic<int64_t> ns_{0};
+  int64_t ns0_ = 0;
+  bool started_ = false, busy_ = false;
+  std::chrono::steady_clock::time_point wall0_;
+};
+
 // Tests only: decides, per committed step, that a thread hashes it (true) or the pool's idle
 // time (false) where Auto chooses per state, in place of CpuShare; with it set, a run that
 // hashes in the pool's idle time (Pool too, so that tests switch on a machine of any size) has
 // the thread as well. Read at Run::begin(); nullptr restores CpuShare.
 void set_hashing_override(std::function<bool(int64_t step)> to_thread);
 std::function<bool(int64_t step)> hashing_override();
+
+// Tests only: whether Run takes the hashing thread for busy (1), idle (0) or measures it (-1, the
+// default) where it chooses to hold a pool thread out of the step's regions (run.cpp, reserve).
+void set_hasher_busy_override(int busy);
+int hasher_busy_override();
 
 // Tests only: pieces of state hashing each kind of thread ran, and the states handed to the
 // thread where Auto chooses per state, since the process started.

@@ -137,9 +137,20 @@ struct Run::Impl {
   // Auto with the pool's idle time: a hashing thread too, and per state, who hashes it.
   bool switching = false;
   std::atomic<bool> to_thread{false};  // written under mu
-  // While the thread hashes (the process is short of cores), one pool thread is held out of the
-  // step's regions (cpu::reserve_threads).
+  // While the thread hashes (the process is short of cores) and was busy for most of the last
+  // window, one pool thread is held out of the step's regions (cpu::reserve_threads). Only while
+  // busy: a hasher that is mostly idle (small states) does not make the step's threads three on
+  // two cores; and with a thread held out, an idle hasher leaves the process on one core, which
+  // CpuShare reads as short of cores even on an idle machine, so the run never went back to both
+  // threads (the CNN with a competitor for its first 1.5 s only: 4.9-5.2 s against 3.0-3.2). Not
+  // the backlog instead of the busy time: a busy hasher that just caught up let both threads back
+  // in, fell behind again, and the epoch beside a busy process lost most of the gain.
   bool reserving = false;
+  BusyTime hashing_time;  // the hashing thread's pieces
+  bool hasher_busy() {
+    if (const int forced_busy = hasher_busy_override(); forced_busy >= 0) return forced_busy == 1;  // a test's
+    return hashing_time.busy();
+  }
   void reserve(bool on) {
     if (on == reserving) return;
     cpu::reserve_threads(on ? 1 : -1);
@@ -414,8 +425,14 @@ struct Run::Impl {
       lk.unlock();
       Piece r;
       auto& count = hashing_counts().thread;
-      while ((r = hash_piece(kThreadPiece, count)) == kMore && to_thread.load(std::memory_order_relaxed)) {
-      }
+      auto t0 = std::chrono::steady_clock::now();
+      auto timed = [&] {  // each piece's time as it ends: the loop reads it every window
+        const auto t = std::chrono::steady_clock::now();
+        hashing_time.add(t - t0);
+        t0 = t;
+      };
+      while ((r = hash_piece(kThreadPiece, count)) == kMore && to_thread.load(std::memory_order_relaxed)) timed();
+      timed();
       if (r == kTaken) std::this_thread::sleep_for(kPoll);  // the idle worker or the loop ends a piece
       lk.lock();
       last = std::chrono::steady_clock::now();
@@ -449,7 +466,7 @@ struct Run::Impl {
       }
       if (wake) cv.notify_all();
       if (thread) hashing_counts().to_thread.fetch_add(1, std::memory_order_relaxed);
-      reserve(thread);
+      reserve(thread && hasher_busy());
       if (!thread) {
         cpu::idle_work_ready();
         help_while([&] { return unhashed > kPooledUnhashed + paired_unhashed(); });

@@ -301,12 +301,14 @@ TEST(VerifyRun, SwitchingHashingGivesTheInlineRecordBitForBit) {
       for (int64_t s = 0; s <= 11; ++s) handed += sc.to_thread(s);
       set_hashing_override(sc.to_thread);
       std::string rec = dir + "/" + sc.name + std::to_string(threads) + ".run.json";
-      // While the thread hashes, one pool thread sits out the step's regions (reserve_threads):
-      // after state s was handed over, before step s + 1.
+      // While the thread hashes (and is busy: forced here), one pool thread sits out the step's
+      // regions (reserve_threads): after state s was handed over, before step s + 1.
+      set_hasher_busy_override(1);
       int64_t wrong_reserve = 0;
       Hashed h = run_hashing(rec, RunOptions::Hashing::Pool, true, 11, 3, [&](int64_t next) {
         wrong_reserve += cpu::reserved_threads() != (sc.to_thread(next - 1) ? 1 : 0);
       });
+      set_hasher_busy_override(-1);
       set_hashing_override(nullptr);
       EXPECT_EQ(wrong_reserve, 0) << rec << ": steps whose regions held the wrong number of threads out";
       EXPECT_EQ(cpu::reserved_threads(), 0) << rec << ": finish() left pool threads held out";
@@ -321,22 +323,54 @@ TEST(VerifyRun, SwitchingHashingGivesTheInlineRecordBitForBit) {
   }
 }
 
+// A hashing thread idle for most of the window (small states, steps far apart) holds no pool
+// thread out, even while it has the states: held out beside an idle hasher, the process ran on
+// one core, CpuShare read that as short of cores, and a run whose competitor had gone never went
+// back to both threads.
+TEST(VerifyRun, AnIdleHashingThreadHoldsNoPoolThreadOut) {
+  RunThreadsGuard g;
+  std::string dir = verifytest::scratch("idle_hasher");
+  set_num_threads(2);
+  set_hashing_override([](int64_t) { return true; });
+  TestJob j(data(), "mlp", 8);
+  RunOptions o{dir + "/idle.run.json", 4, 2, "test", "", "", true};
+  o.hashing = RunOptions::Hashing::Pool;
+  int64_t held = 0;
+  {
+    verify::Run run(j.job(), j.binding(), o);
+    run.begin();
+    while (run.step() < run.total_steps()) {
+      // Past CpuShare's window, in which a state of ~8 MB takes a few ms to hash.
+      std::this_thread::sleep_for(5 * CpuShare::kWindow);
+      run.commit(j.step(run.step() + 1));
+      held += cpu::reserved_threads();
+    }
+    run.finish();
+  }
+  set_hashing_override(nullptr);
+  EXPECT_EQ(held, 0) << "steps that held a pool thread out for an idle hasher";
+}
+
 // A run dropped mid-way (an exception in the training loop) gives the held pool thread back.
 TEST(VerifyRun, ADroppedRunGivesItsHeldPoolThreadBack) {
   RunThreadsGuard g;
   std::string dir = verifytest::scratch("dropped");
   set_num_threads(2);
   set_hashing_override([](int64_t) { return true; });
+  set_hasher_busy_override(1);
   TestJob j(data(), "mlp", 8);
   RunOptions o{dir + "/dropped.run.json", 6, 3, "test", "", "", true};
   o.hashing = RunOptions::Hashing::Pool;
+  int held = 0;
   {
     verify::Run run(j.job(), j.binding(), o);
     run.begin();
     run.commit(j.step(1));
-    EXPECT_EQ(cpu::reserved_threads(), 1) << "the thread hashes: one pool thread sits out";
+    held = cpu::reserved_threads();
   }
+  set_hasher_busy_override(-1);
   set_hashing_override(nullptr);
+  EXPECT_EQ(held, 1) << "the thread hashes, busy: one pool thread sits out";
   EXPECT_EQ(cpu::reserved_threads(), 0) << "a dropped run left a pool thread held out";
 }
 
@@ -350,6 +384,21 @@ TEST(VerifyRun, CpuShareSeesAProcessShortOfCores) {
   EXPECT_TRUE(two.short_of_cores()) << two.last_share();
   EXPECT_LT(two.last_share(), 1.6);
   EXPECT_FALSE(none.short_of_cores());
+}
+
+// BusyTime: work added for most of a window reads busy, a sliver of it idle; the answer holds
+// until the next window has passed.
+TEST(VerifyRun, BusyTimeSeesAThreadBusyForHalfAWindow) {
+  using std::chrono::milliseconds;
+  BusyTime t;
+  EXPECT_FALSE(t.busy());  // the first call starts a window
+  std::this_thread::sleep_for(CpuShare::kWindow + milliseconds(10));
+  t.add(2 * CpuShare::kWindow);  // more than the window: busy whatever the sleep overshot
+  EXPECT_TRUE(t.busy());
+  t.add(milliseconds(1));
+  EXPECT_TRUE(t.busy()) << "within the window: the last answer";
+  std::this_thread::sleep_for(CpuShare::kWindow + milliseconds(10));
+  EXPECT_FALSE(t.busy()) << "1 ms of work in a window of 60 ms or more";
 }
 
 TEST(VerifyRun, MlpResumesExactlyFromEveryCheckpoint) { expect_exact_resume("mlp", 8, 9, 3, {0, 3, 6}); }
