@@ -201,6 +201,14 @@ void expect_same_records(const Hashed& a, const Hashed& b, const std::string& wh
   for (size_t k = 0; k < a.whole.checkpoints.size(); ++k) EXPECT_EQ(a.whole.checkpoints[k].step, b.whole.checkpoints[k].step);
 }
 
+// A background run hashing in the pool's idle time (Pool), which switches to the hashing thread
+// per state where a test overrides the choice (set_hashing_override).
+RunOptions pooled_options(const std::string& rec, int64_t steps, int64_t every) {
+  RunOptions o{rec, steps, every, "test", "", "", true};
+  o.hashing = RunOptions::Hashing::Pool;
+  return o;
+}
+
 struct RunThreadsGuard {
   int saved = num_threads();
   ~RunThreadsGuard() { set_num_threads(saved); }
@@ -333,11 +341,9 @@ TEST(VerifyRun, AnIdleHashingThreadHoldsNoPoolThreadOut) {
   set_num_threads(2);
   set_hashing_override([](int64_t) { return true; });
   TestJob j(data(), "mlp", 8);
-  RunOptions o{dir + "/idle.run.json", 4, 2, "test", "", "", true};
-  o.hashing = RunOptions::Hashing::Pool;
   int64_t held = 0;
   {
-    verify::Run run(j.job(), j.binding(), o);
+    verify::Run run(j.job(), j.binding(), pooled_options(dir + "/idle.run.json", 4, 2));
     run.begin();
     while (run.step() < run.total_steps()) {
       // Past CpuShare's window, in which a state of ~8 MB takes a few ms to hash.
@@ -359,11 +365,9 @@ TEST(VerifyRun, ADroppedRunGivesItsHeldPoolThreadBack) {
   set_hashing_override([](int64_t) { return true; });
   set_hasher_busy_override(1);
   TestJob j(data(), "mlp", 8);
-  RunOptions o{dir + "/dropped.run.json", 6, 3, "test", "", "", true};
-  o.hashing = RunOptions::Hashing::Pool;
   int held = 0;
   {
-    verify::Run run(j.job(), j.binding(), o);
+    verify::Run run(j.job(), j.binding(), pooled_options(dir + "/dropped.run.json", 6, 3));
     run.begin();
     run.commit(j.step(1));
     held = cpu::reserved_threads();
