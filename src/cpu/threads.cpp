@@ -358,7 +358,7 @@ void idle_work_ready() { Pool::get().idle_ready(); }
 
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn, Round r) {
   if (n <= 0) return;
-  const int usable = std::max(1, num_threads() - g_reserved.load(std::memory_order_relaxed));
+  const int usable = std::max(1, num_threads() - std::max(0, g_reserved.load(std::memory_order_relaxed)));
   int threads = static_cast<int>(std::min<int64_t>(usable, n));
   RoundRestore restore;
   set_hw_round(r);

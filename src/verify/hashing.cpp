@@ -35,25 +35,19 @@ std::function<bool(int64_t)> g_override;
 }  // namespace
 
 bool CpuShare::short_of_cores() {
-  const auto now = std::chrono::steady_clock::now();
-  if (started_ && now - wall0_ < kWindow) return short_;
-  const int64_t cpu = process_cpu_ns();
-  if (cpu < 0) return short_ = false;  // no clock: the pool, as where the process has its cores
-  if (started_) {
-    const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(now - wall0_);
-    share_ = static_cast<double>(cpu - cpu0_ns_) / static_cast<double>(wall.count());
-    short_ = share_ < cores_ - kShort;
-  }
-  started_ = true, wall0_ = now, cpu0_ns_ = cpu;
+  bool no_clock = false;
+  const std::optional<double> share = rate_.next([&] {
+    const int64_t ns = process_cpu_ns();
+    no_clock = ns < 0;
+    return ns;
+  });
+  if (no_clock) return short_ = false;  // no clock: the pool, as where the process has its cores
+  if (share) share_ = *share, short_ = share_ < cores_ - kShort;
   return short_;
 }
 
 bool BusyTime::busy() {
-  const auto now = std::chrono::steady_clock::now();
-  if (started_ && now - wall0_ < CpuShare::kWindow) return busy_;
-  const int64_t ns = ns_.load(std::memory_order_relaxed);
-  if (started_) busy_ = 2 * (ns - ns0_) >= std::chrono::duration_cast<std::chrono::nanoseconds>(now - wall0_).count();
-  started_ = true, wall0_ = now, ns0_ = ns;
+  if (const std::optional<double> r = rate_.next([&] { return ns_.load(std::memory_order_relaxed); })) busy_ = *r >= 0.5;
   return busy_;
 }
 

@@ -6,11 +6,41 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 namespace maroon::verify {
 
 // The cores this process may run on.
 int usable_cores();
+
+// A count's growth per wall nanosecond (CPU or busy nanoseconds per nanosecond: cores), window
+// by window: what CpuShare and BusyTime both measure.
+class WindowRate {
+ public:
+  static constexpr auto kWindow = std::chrono::milliseconds(50);
+  // Once kWindow or more has passed since the last reading: the growth of `count` over that
+  // window's wall time, and a new window starts at `count`. The first reading only starts a
+  // window. nullopt while a window runs (`count` is not called then), and when `count` fails
+  // (below 0).
+  template <class F>
+  std::optional<double> next(F count) {
+    const auto now = std::chrono::steady_clock::now();
+    if (started_ && now - wall0_ < kWindow) return std::nullopt;
+    const int64_t c = count();
+    if (c < 0) return std::nullopt;
+    std::optional<double> rate;
+    if (started_)
+      rate = static_cast<double>(c - c0_) /
+             static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - wall0_).count());
+    started_ = true, wall0_ = now, c0_ = c;
+    return rate;
+  }
+
+ private:
+  bool started_ = false;
+  std::chrono::steady_clock::time_point wall0_;
+  int64_t c0_ = 0;
+};
 
 // Whether a competitor takes part of this process's cores: the process's CPU time over the wall
 // time of the last window (>= kWindow) against `cores`. Why this signal: hashing in the pool's
@@ -22,7 +52,7 @@ int usable_cores();
 // about `cores` seconds a second whichever thread hashes; one beside a busy process clearly less.
 class CpuShare {
  public:
-  static constexpr auto kWindow = std::chrono::milliseconds(50);
+  static constexpr auto kWindow = WindowRate::kWindow;
   // The process is "short" when it got less than cores - kShort cores in the last window.
   static constexpr double kShort = 0.4;
   explicit CpuShare(int cores) : cores_(cores) {}
@@ -33,10 +63,9 @@ class CpuShare {
 
  private:
   int cores_;
-  bool started_ = false, short_ = false;
+  bool short_ = false;
   double share_ = 0;
-  std::chrono::steady_clock::time_point wall0_;
-  int64_t cpu0_ns_ = 0;
+  WindowRate rate_;
 };
 
 // Whether a thread was busy for at least half of the last window (>= CpuShare::kWindow): the
@@ -51,9 +80,8 @@ class BusyTime {
 
  private:
   std::atomic<int64_t> ns_{0};
-  int64_t ns0_ = 0;
-  bool started_ = false, busy_ = false;
-  std::chrono::steady_clock::time_point wall0_;
+  bool busy_ = false;
+  WindowRate rate_;
 };
 
 // Tests only: decides, per committed step, that a thread hashes it (true) or the pool's idle
